@@ -1,0 +1,41 @@
+# splay — the two commands a new machine needs are `make demo` and `make test`.
+SHELL := /bin/bash
+SWIFT ?= swift
+SWIFT_FORMAT := $(SWIFT) format
+LINT_PATHS := Sources Tests $(wildcard Benchmarks/Sources Benchmarks/Benchmarks)
+
+.PHONY: all deps build release demo test test-only tsan lint format clean
+
+all: build
+
+deps:
+	@scripts/install-deps
+
+build: deps
+	$(SWIFT) build
+
+release: deps
+	$(SWIFT) build -c release
+
+# Plays a bundled fixture through the real audio path. Uses the user's PulseAudio/PipeWire server when one
+# answers; otherwise starts the private null-sink sandbox for the length of the demo and says so.
+demo: release
+	@scripts/demo
+
+# Every suite, against a private PulseAudio server that is stopped whatever the outcome.
+test: deps
+	@scripts/with-pulse-sandbox bash -c '$(SWIFT) build --build-tests && $(SWIFT) test'
+
+# The Futures suite under ThreadSanitizer (its own build folder, so the main build stays as it is).
+tsan: deps
+	$(SWIFT) test --sanitize=thread --scratch-path .build-tsan --filter FuturesTests
+
+lint:
+	$(SWIFT_FORMAT) lint --strict --recursive --configuration .swift-format $(LINT_PATHS)
+
+format:
+	$(SWIFT_FORMAT) format --in-place --recursive --configuration .swift-format $(LINT_PATHS)
+
+clean:
+	-scripts/pulse-sandbox stop
+	rm -rf .build .build-*

@@ -1,0 +1,61 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+let package = Package(
+  name: "splay",
+  platforms: [.macOS(.v15)],
+  products: [
+    .library(name: "Futures", targets: ["Futures"]),
+    .library(name: "PlayerCore", targets: ["PlayerCore"]),
+    .executable(name: "splay", targets: ["PlayerCLI"]),
+  ],
+  dependencies: [
+    .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+    .package(url: "https://github.com/apple/swift-nio", from: "2.101.3"),
+    .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
+  ],
+  targets: [
+    .target(name: "Futures"),
+    .systemLibrary(
+      name: "CPulseAudio",
+      pkgConfig: "libpulse",
+      providers: [.apt(["libpulse-dev"])]
+    ),
+    .systemLibrary(
+      name: "CSndfile",
+      pkgConfig: "sndfile",
+      providers: [.apt(["libsndfile1-dev"])]
+    ),
+    .target(
+      name: "PlayerCore",
+      dependencies: [
+        "Futures",
+        "CPulseAudio",
+        "CSndfile",
+        .product(name: "Logging", package: "swift-log"),
+      ]
+    ),
+    .executableTarget(
+      name: "PlayerCLI",
+      dependencies: [
+        "PlayerCore",
+        "Futures",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        .product(name: "Logging", package: "swift-log"),
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOPosix", package: "swift-nio"),
+      ]
+    ),
+    .testTarget(name: "FuturesTests", dependencies: ["Futures"]),
+    .testTarget(
+      name: "PlayerCoreTests",
+      dependencies: [
+        "PlayerCore",
+        "Futures",
+        .product(name: "PropertyBased", package: "swift-property-based"),
+      ]
+    ),
+    .testTarget(name: "PlayerCLITests", dependencies: ["PlayerCore"]),
+  ]
+)

@@ -1,0 +1,4 @@
+#ifndef SPLAY_CSNDFILE_SHIM_H
+#define SPLAY_CSNDFILE_SHIM_H
+#include <sndfile.h>
+#endif

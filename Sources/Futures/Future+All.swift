@@ -1,0 +1,112 @@
+import Synchronization
+
+extension Future {
+  /// Returns a future of all the values, in input order, once every future has succeeded.
+  ///
+  /// It fails with the first error to arrive and is cancelled as soon as one input is cancelled; either way it
+  /// stops waiting on the others, which are then cancelled unless something else waits on them. An empty input
+  /// succeeds with `[]` right away. Collecting is linear in the number of futures.
+  ///
+  /// ```swift
+  /// let durations = Future.all(playlist.map { track in probe(track) })
+  /// ```
+  public static func all(_ futures: [Future]) -> Future<[Value], Failure> {
+    guard !futures.isEmpty else { return .resolved([]) }
+    let derived = Future<[Value], Failure>(upstream: DemandGroup(futures))
+    let results = Slots<Value>(count: futures.count)
+    for (index, future) in futures.enumerated() {
+      future.register(
+        .always { outcome in
+          switch outcome {
+          case .success(let value):
+            if let values = results.fill(index, with: value) { derived.settle(.success(values)) }
+          case .failure(let error):
+            derived.settle(.failure(error), withdrawing: true)
+          case .cancelled:
+            derived.settle(.cancelled, withdrawing: true)
+          }
+        },
+        addingDemand: true
+      )
+    }
+    return derived
+  }
+
+  /// Returns a future of every outcome, in input order, once every future has settled; it never fails.
+  ///
+  /// Cancelling it stops waiting on the inputs (cancelling those nothing else waits on). An empty input
+  /// succeeds with `[]` right away.
+  ///
+  /// ```swift
+  /// Future.allSettled(sinks.map { sink in sink.drain() }).then { outcomes in
+  ///   log("\(outcomes.filter { $0.error != nil }.count) sinks failed to drain")
+  /// }
+  /// ```
+  public static func allSettled(_ futures: [Future]) -> Future<[Outcome<Value, Failure>], Never> {
+    guard !futures.isEmpty else { return .resolved([]) }
+    let derived = Future<[Outcome<Value, Failure>], Never>(upstream: DemandGroup(futures))
+    let results = Slots<Outcome<Value, Failure>>(count: futures.count)
+    for (index, future) in futures.enumerated() {
+      future.register(
+        .always { outcome in
+          if let outcomes = results.fill(index, with: outcome) { derived.settle(.success(outcomes)) }
+        },
+        addingDemand: true
+      )
+    }
+    return derived
+  }
+
+  /// Combines the values of all the futures, in input order, into one result.
+  ///
+  /// It settles like ``all(_:)`` and then runs `combine` over the values, on the thread that resolved the
+  /// last input.
+  ///
+  /// ```swift
+  /// let total = Future.fold(playlist.map(probe), into: Duration.zero) { sum, length in sum + length }
+  /// ```
+  public static func fold<Result: Sendable>(
+    _ futures: [Future],
+    into initial: Result,
+    _ combine: @escaping @Sendable (Result, Value) -> Result
+  ) -> Future<Result, Failure> {
+    all(futures).map { values in values.reduce(initial, combine) }
+  }
+
+  /// Starts one future per element with `transform` (right away, in order) and returns a future of all their
+  /// values, in input order, as ``all(_:)`` does. Linear in the number of elements.
+  ///
+  /// ```swift
+  /// let tracks = Future.traverse(urls) { url in loadTrack(url) }
+  /// ```
+  public static func traverse<Elements: Sequence>(
+    _ elements: Elements,
+    _ transform: (Elements.Element) -> Future
+  ) -> Future<[Value], Failure> {
+    all(elements.map(transform))
+  }
+}
+
+/// Result slots filled from many threads; the last fill gets them all, in order.
+private final class Slots<Element: Sendable>: Sendable {
+  private struct State {
+    var elements: [Element?]
+    var remaining: Int
+  }
+
+  private let state: Mutex<State>
+
+  init(count: Int) {
+    state = Mutex(State(elements: Array(repeating: nil, count: count), remaining: count))
+  }
+
+  /// Fills slot `index`; returns every element once the last slot is filled.
+  func fill(_ index: Int, with element: Element) -> [Element]? {
+    state.withLock { state in
+      state.elements[index] = element
+      state.remaining -= 1
+      guard state.remaining == 0 else { return nil }
+      return state.elements.map { $0! }
+    }
+  }
+}

@@ -1,0 +1,98 @@
+extension Future {
+  /// Returns a future of the value transformed by `transform`.
+  ///
+  /// `transform` runs once, on the thread that resolves this future (or right away if it has already
+  /// succeeded), so keep it cheap; it may throw a `Failure` to fail the new future. Failures and cancellation
+  /// pass through unchanged. The new future waits on this one: cancelling it cancels this future too, unless
+  /// something else still waits on this one.
+  ///
+  /// ```swift
+  /// let title: Future<String, LoadError> = loadTrack(url).map { track in track.title }
+  /// let checked = loadTrack(url).map { track throws(LoadError) in
+  ///   guard track.duration > .zero else { throw .empty }
+  ///   return track
+  /// }
+  /// ```
+  public func map<NewValue>(
+    _ transform: @escaping @Sendable (Value) throws(Failure) -> NewValue
+  ) -> Future<NewValue, Failure> {
+    let derived = Future<NewValue, Failure>(upstream: self)
+    register(
+      .always { outcome in
+        switch outcome {
+        case .success(let value):
+          do throws(Failure) {
+            derived.settle(.success(try transform(value)))
+          } catch {
+            derived.settle(.failure(error))
+          }
+        case .failure(let error):
+          derived.settle(.failure(error))
+        case .cancelled:
+          derived.settle(.cancelled)
+        }
+      },
+      addingDemand: true
+    )
+    return derived
+  }
+
+  /// Returns a future that settles like the future `transform` returns: a continuation that returns a
+  /// future yields a flat future, not a future of a future.
+  ///
+  /// `transform` runs once, on the thread that resolves this future, and only if the new future is still
+  /// wanted by then. Failures and cancellation pass through. The new future waits on this one and then on the
+  /// future `transform` returned, so cancelling it cancels whichever it is waiting on (when nothing else waits
+  /// on that one). Recursion through `flatMap` is stack safe however deep it goes.
+  ///
+  /// ```swift
+  /// let playing = decoder.open(url)
+  ///   .flatMap { stream in output.connect(stream) }
+  ///   .flatMap { sink in sink.start() }
+  /// ```
+  public func flatMap<NewValue>(
+    _ transform: @escaping @Sendable (Value) -> Future<NewValue, Failure>
+  ) -> Future<NewValue, Failure> {
+    let derived = Future<NewValue, Failure>(upstream: self)
+    register(
+      .always { outcome in
+        switch outcome {
+        case .success(let value):
+          // Nobody wants the result any more: do not start the next step.
+          guard !derived.isSettled else { return }
+          derived.follow(transform(value))
+        case .failure(let error):
+          derived.settle(.failure(error))
+        case .cancelled:
+          derived.settle(.cancelled)
+        }
+      },
+      addingDemand: true
+    )
+    return derived
+  }
+
+  /// Returns a future whose error is transformed by `transform`; values and cancellation pass through.
+  ///
+  /// `transform` runs on the thread that fails this future. The new future waits on this one.
+  ///
+  /// ```swift
+  /// let ack: Future<Void, PlayerError> = pulse.drain().mapError { PlayerError.output($0) }
+  /// ```
+  public func mapError<NewFailure>(
+    _ transform: @escaping @Sendable (Failure) -> NewFailure
+  ) -> Future<Value, NewFailure> {
+    let derived = Future<Value, NewFailure>(upstream: self)
+    register(
+      .always { outcome in
+        switch outcome {
+        case .success(let value): derived.settle(.success(value))
+        case .failure(let error): derived.settle(.failure(transform(error)))
+        case .cancelled: derived.settle(.cancelled)
+        }
+      },
+      addingDemand: true
+    )
+    return derived
+  }
+}

@@ -1,0 +1,53 @@
+extension Future {
+  /// Returns a future that cannot fail: an error is replaced by the value `body` returns for it.
+  ///
+  /// Values and cancellation pass through (a cancelled future stays cancelled: recovering is about errors).
+  /// `body` runs on the thread that fails this future. The new future waits on this one.
+  ///
+  /// ```swift
+  /// let artwork: Future<Image, Never> = fetchArtwork(track).recover { _ in .placeholder }
+  /// ```
+  public func recover(_ body: @escaping @Sendable (Failure) -> Value) -> Future<Value, Never> {
+    let derived = Future<Value, Never>(upstream: self)
+    register(
+      .always { outcome in
+        switch outcome {
+        case .success(let value): derived.settle(.success(value))
+        case .failure(let error): derived.settle(.success(body(error)))
+        case .cancelled: derived.settle(.cancelled)
+        }
+      },
+      addingDemand: true
+    )
+    return derived
+  }
+
+  /// Returns a future that, on failure, settles like the future `body` returns for the error.
+  ///
+  /// This is `flatMap` for the error path, and collapses the same way: retry loops written with it stay flat
+  /// and stack safe. Values and cancellation pass through; the error type may change.
+  ///
+  /// ```swift
+  /// let stream = openPrimary(url).recover { _ in openFallback(url) }
+  /// ```
+  public func recover<NewFailure>(
+    _ body: @escaping @Sendable (Failure) -> Future<Value, NewFailure>
+  ) -> Future<Value, NewFailure> {
+    let derived = Future<Value, NewFailure>(upstream: self)
+    register(
+      .always { outcome in
+        switch outcome {
+        case .success(let value):
+          derived.settle(.success(value))
+        case .failure(let error):
+          guard !derived.isSettled else { return }
+          derived.follow(body(error))
+        case .cancelled:
+          derived.settle(.cancelled)
+        }
+      },
+      addingDemand: true
+    )
+    return derived
+  }
+}

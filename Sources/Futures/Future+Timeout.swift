@@ -1,0 +1,71 @@
+extension Future {
+  /// Returns a future that settles like this one, or fails with `error` if this one has not settled after
+  /// `duration` on `clock`.
+  ///
+  /// When the time is up, the returned future fails and stops waiting on this one, which is therefore
+  /// cancelled (its resolver's `onCancel` handlers run) unless something else still waits on it. The wait is
+  /// a sleeping task, not a blocked thread, and works with any `Clock<Duration>`, including a manual test
+  /// clock. Cancelling the returned future cancels the timer and, by the same rule, this future.
+  ///
+  /// ```swift
+  /// output.seek(to: position)
+  ///   .timeout(.seconds(2), error: .timedOut)
+  ///   .catch { error in log(error) }
+  /// ```
+  public func timeout(
+    _ duration: Duration,
+    clock: some Clock<Duration> = ContinuousClock(),
+    error: Failure
+  ) -> Future {
+    let derived = Future(upstream: self)
+    let timer = Timer.start(after: duration, on: clock) {
+      derived.settle(.failure(error), withdrawing: true)
+    }
+    derived.register(.always { _ in timer.cancel() })
+    register(.always { outcome in derived.settle(outcome) }, addingDemand: true)
+    return derived
+  }
+
+  /// Returns a future that settles with this future's value or error, `duration` on `clock` after this one
+  /// does.
+  ///
+  /// Cancellation is not delayed: if this future is cancelled, so is the returned one, at once. Cancelling the
+  /// returned future cancels the pending timer, or this future if it is still pending and nothing else waits
+  /// on it.
+  ///
+  /// ```swift
+  /// let debounced = search(text).delay(.milliseconds(150))
+  /// ```
+  public func delay(_ duration: Duration, clock: some Clock<Duration> = ContinuousClock()) -> Future {
+    let derived = Future(upstream: self)
+    register(
+      .always { outcome in
+        if outcome.isCancelled {
+          derived.settle(.cancelled)
+          return
+        }
+        let timer = Timer.start(after: duration, on: clock) { derived.settle(outcome) }
+        derived.onCancel { timer.cancel() }
+      },
+      addingDemand: true
+    )
+    return derived
+  }
+}
+
+extension Future where Failure == Never {
+  /// Returns a future that settles like this one, or is cancelled if this one has not settled after
+  /// `duration` on `clock` (a future that cannot fail has no error to time out with).
+  ///
+  /// When the time is up the returned future is cancelled and stops waiting on this one, which is cancelled
+  /// too unless something else waits on it. Use ``promoteError(to:)`` first to time out with an error.
+  public func timeout(_ duration: Duration, clock: some Clock<Duration> = ContinuousClock()) -> Future {
+    let derived = Future(upstream: self)
+    let timer = Timer.start(after: duration, on: clock) {
+      derived.settle(.cancelled, withdrawing: true)
+    }
+    derived.register(.always { _ in timer.cancel() })
+    register(.always { outcome in derived.settle(outcome) }, addingDemand: true)
+    return derived
+  }
+}

@@ -1,0 +1,347 @@
+import Synchronization
+
+/// A value, error or cancellation that becomes available once, later.
+///
+/// A `Future` is the read-only side: anyone holding it can observe, transform, await or cancel it. Only the
+/// producer holds its ``Resolver`` and can settle it with a value or an error.
+///
+/// ```swift
+/// func seek(to position: Duration) -> Future<Duration, PlayerError> {
+///   Future { resolver in
+///     let operation = stream.seek(position) { result in
+///       switch result {
+///       case .success(let reached): resolver.resolve(reached)
+///       case .failure(let error): resolver.reject(error)
+///       }
+///     }
+///     resolver.onCancel { operation.abandon() }
+///   }
+/// }
+///
+/// seek(to: .seconds(30))
+///   .map { position in "now at \(position)" }
+///   .then(on: .queue(ui)) { text in status.show(text) }
+///   .catch { error in log(error) }
+/// ```
+///
+/// ## Guarantees
+/// - It settles exactly once: the first of resolve, reject and cancel wins, from any thread; the other calls
+///   return `false` and change nothing.
+/// - Every callback runs exactly once, and a future's callbacks start in registration order, never two at a
+///   time. A callback registered after the future settled runs before the registering call returns, or,
+///   when registered from inside another callback, right after that callback returns.
+/// - No user code runs while the future's lock is held, so callbacks may freely register, settle and cancel.
+/// - Callbacks are drained iteratively, so arbitrarily long chains neither recurse nor overflow the stack.
+/// - Callbacks are released once they have run, or once the outcome makes them irrelevant.
+/// - If the ``Resolver`` is released while the future is pending, the future settles as cancelled and a
+///   diagnostic naming its creation site goes to ``FutureDiagnostics/unresolvedHook``.
+///
+/// ## Cancellation
+/// ``cancel()`` settles the future as cancelled and runs its `onCancel` callbacks, including the
+/// resolver's, so the producer can stop working. A future made by a combinator (`map`, `flatMap`,
+/// `timeout`, `all`, ...) *waits on* its sources, and awaiting ``settled`` or `value` waits on the future too.
+/// Each future counts who waits on it. When a waiter stops waiting before the future settles (it was
+/// cancelled, it settled early because a `race` was won or a `timeout` fired, or its awaiting task was
+/// cancelled), the count goes down, and when the count reaches zero that way the future is cancelled too,
+/// and the rule applies again upstream. Plain observers (`then`, `catch`, `always`, `onCancel`) are not
+/// waiters: they watch whatever happens, and never keep work alive.
+public final class Future<Value: Sendable, Failure: Error>: Sendable {
+  private let state: Mutex<FutureState<Value, Failure>>
+
+  /// A pending future that waits on `upstream` (for cancellation propagation), settled by library code.
+  init(upstream: (any DemandSource)?) {
+    state = Mutex(.pending(CallbackList(), upstream: upstream, demand: 0))
+  }
+
+  /// A future that is already settled.
+  init(outcome: Outcome<Value, Failure>) {
+    state = Mutex(.settled(outcome))
+  }
+
+  /// Creates a future and hands its ``Resolver`` to `body`, which runs synchronously, right away.
+  ///
+  /// `body` typically starts some work and stores the resolver in its completion handler. If every reference
+  /// to the resolver is gone before it settles the future, the future settles as cancelled and a diagnostic
+  /// naming `fileID` and `line` (the caller's, by default) goes to ``FutureDiagnostics/unresolvedHook``.
+  ///
+  /// ```swift
+  /// let loaded = Future<Track, LoadError> { resolver in
+  ///   loader.load(url) { track, error in
+  ///     if let track { resolver.resolve(track) } else { resolver.reject(LoadError(error)) }
+  ///   }
+  /// }
+  /// ```
+  public convenience init(fileID: StaticString = #fileID, line: UInt = #line, _ body: (Resolver) -> Void) {
+    self.init(upstream: nil)
+    body(Resolver(self, site: CreationSite(fileID: fileID, line: line)))
+  }
+
+  /// Creates a future that has already succeeded with `value`.
+  public static func resolved(_ value: Value) -> Future {
+    Future(outcome: .success(value))
+  }
+
+  /// Creates a future that has already failed with `error`.
+  public static func rejected(_ error: Failure) -> Future {
+    Future(outcome: .failure(error))
+  }
+
+  /// Creates a future that is already cancelled.
+  public static func cancelled() -> Future {
+    Future(outcome: .cancelled)
+  }
+
+  /// Creates a pending future and the resolver that settles it.
+  ///
+  /// The future does not keep its resolver alive: keep the resolver wherever the work completes. When the
+  /// last reference to it goes away while the future is pending, the future settles as cancelled and a
+  /// diagnostic naming `fileID` and `line` (the caller's, by default) goes to
+  /// ``FutureDiagnostics/unresolvedHook``.
+  ///
+  /// ```swift
+  /// let (ack, resolver) = Future<Void, PulseError>.pending()
+  /// pendingAcks[tag] = resolver
+  /// return ack
+  /// ```
+  public static func pending(
+    fileID: StaticString = #fileID,
+    line: UInt = #line
+  ) -> (future: Future, resolver: Resolver) {
+    let future = Future(upstream: nil)
+    return (future, Resolver(future, site: CreationSite(fileID: fileID, line: line)))
+  }
+
+  /// The outcome, or `nil` while the future is pending.
+  public var outcome: Outcome<Value, Failure>? {
+    state.withLock { $0.outcome }
+  }
+
+  /// Whether the future has settled (succeeded, failed or been cancelled).
+  public var isSettled: Bool {
+    outcome != nil
+  }
+
+  /// Calls `body` with the value if the future succeeds.
+  ///
+  /// `body` runs on `executor`; with the default, ``Executor/immediate``, it runs on the thread that
+  /// resolves the future, or right away (before this method returns) if the future has already succeeded.
+  /// It is released without running if the future fails or is cancelled.
+  ///
+  /// - Returns: this future, so observers can be chained.
+  @discardableResult
+  public func then(on executor: Executor = .immediate, _ body: @escaping @Sendable (Value) -> Void) -> Future {
+    if executor.isImmediate {
+      register(.success(body))
+    } else {
+      register(.success { value in executor.execute { body(value) } })
+    }
+    return self
+  }
+
+  /// Calls `body` with the error if the future fails.
+  ///
+  /// `body` runs on `executor`, as for ``then(on:_:)``. It is released without running if the future succeeds
+  /// or is cancelled.
+  ///
+  /// - Returns: this future, so observers can be chained.
+  @discardableResult
+  public func `catch`(on executor: Executor = .immediate, _ body: @escaping @Sendable (Failure) -> Void) -> Future {
+    if executor.isImmediate {
+      register(.failure(body))
+    } else {
+      register(.failure { error in executor.execute { body(error) } })
+    }
+    return self
+  }
+
+  /// Calls `body` with the outcome, whatever it is.
+  ///
+  /// `body` runs on `executor`, as for ``then(on:_:)``. Use ``finally(on:_:)`` instead when the rest of a chain
+  /// must wait for the cleanup.
+  ///
+  /// - Returns: this future, so observers can be chained.
+  @discardableResult
+  public func always(
+    on executor: Executor = .immediate,
+    _ body: @escaping @Sendable (Outcome<Value, Failure>) -> Void
+  ) -> Future {
+    if executor.isImmediate {
+      register(.always(body))
+    } else {
+      register(.always { outcome in executor.execute { body(outcome) } })
+    }
+    return self
+  }
+
+  /// Calls `body` if the future is cancelled.
+  ///
+  /// `body` runs on `executor`; with the default it runs on the thread that cancels (before ``cancel()``
+  /// returns), or right away if the future is already cancelled. It is released without running if the future
+  /// succeeds or fails.
+  ///
+  /// - Returns: this future, so observers can be chained.
+  @discardableResult
+  public func onCancel(on executor: Executor = .immediate, _ body: @escaping @Sendable () -> Void) -> Future {
+    if executor.isImmediate {
+      register(.cancel(body))
+    } else {
+      register(.cancel { executor.execute(body) })
+    }
+    return self
+  }
+
+  /// Settles the future as cancelled, if it is still pending.
+  ///
+  /// On this thread, before returning, it runs the future's `onCancel` and `always` callbacks (those on the
+  /// immediate executor) and the resolver's ``Resolver/onCancel(_:)`` handlers, so the producer can stop its
+  /// work; `then` and `catch` callbacks are released. Then it stops waiting on whatever this future waits on,
+  /// which cancels those sources that nothing else waits on (see "Cancellation" above).
+  ///
+  /// - Returns: `true` if this call cancelled the future, `false` if it had already settled.
+  @discardableResult
+  public func cancel() -> Bool {
+    settle(.cancelled, withdrawing: true)
+  }
+
+  /// Settles the future if it is still pending, and returns whether this call did.
+  ///
+  /// - Parameter withdrawing: whether to stop waiting on the upstream, which may cancel it. Pass `true` when
+  ///   the future settles before its upstream does (a cancellation, a timeout, a won race).
+  @discardableResult
+  func settle(_ outcome: Outcome<Value, Failure>, withdrawing: Bool = false) -> Bool {
+    guard case .won(let delivery, let upstream) = state.withLock({ $0.settle(outcome) }) else { return false }
+    deliver(delivery)
+    if withdrawing, let upstream {
+      Demand.withdraw(from: upstream)
+    }
+    return true
+  }
+
+  /// Registers a callback; `addingDemand` also makes the caller a waiter (see "Cancellation").
+  func register(_ callback: FutureCallback<Value, Failure>, addingDemand: Bool = false) {
+    deliver(state.withLock { $0.register(callback, addingDemand: addingDemand) })
+  }
+
+  /// Settles this future like `source` does, waiting on it from now on: how `flatMap` collapses a future
+  /// of a future.
+  func follow(_ source: Future) {
+    source.register(.always { outcome in self.settle(outcome) }, addingDemand: true)
+    let (followed, _) = state.withLock { $0.follow(source) }
+    if !followed {
+      // Cancelled meanwhile: nobody is waiting for `source` on our behalf any more.
+      Demand.withdraw(from: source)
+    }
+  }
+
+  private func deliver(_ delivery: FutureState<Value, Failure>.Delivery) {
+    switch delivery {
+    case .nothing:
+      break
+    case .schedule:
+      DrainStack.current.push(self)
+    case .run(let first, let outcome):
+      DrainStack.current.drain(self, first: first, outcome: outcome)
+    }
+  }
+}
+
+extension Future: Drainable {
+  func drainNext() -> Bool {
+    guard let (callback, outcome) = state.withLock({ $0.takeNext() }) else { return false }
+    callback(outcome)
+    return true
+  }
+}
+
+extension Future: DemandSource {
+  func withdrawDemand(into work: inout [any DemandSource]) {
+    guard case .won(let delivery, let upstream) = state.withLock({ $0.withdrawDemand() }) else { return }
+    deliver(delivery)
+    if let upstream {
+      work.append(upstream)
+    }
+  }
+}
+
+extension Future {
+  /// The capability to settle one ``Future``: held by the producer, never by the consumers.
+  ///
+  /// A resolver keeps its future alive, but the future does not keep its resolver alive. When the last
+  /// reference to a resolver goes away while its future is pending, the future can never succeed or fail, so
+  /// it settles as cancelled right then (its `onCancel` and `always` callbacks run, an awaiting task resumes)
+  /// and one diagnostic naming the place the future was created goes to
+  /// ``FutureDiagnostics/unresolvedHook``.
+  ///
+  /// Do not capture the resolver in its own ``onCancel(_:)`` handler: the handler is stored in the future,
+  /// which would then keep the resolver alive and the safety net above could never fire.
+  public final class Resolver: Sendable {
+    private let future: Future
+    private let site: CreationSite
+
+    init(_ future: Future, site: CreationSite) {
+      self.future = future
+      self.site = site
+    }
+
+    deinit {
+      if future.settle(.cancelled) {
+        FutureDiagnostics.reportUnresolved(fileID: site.fileID, line: site.line)
+      }
+    }
+
+    /// Resolves the future with `value`, if it is still pending.
+    ///
+    /// The future's `then` and `always` callbacks (on the immediate executor) run on this thread before this
+    /// method returns, unless it is called from inside a callback: then they run right after that callback
+    /// returns.
+    ///
+    /// - Returns: `true` if this call settled the future; `false` if it had already settled (for example,
+    ///   because it was cancelled), in which case nothing changes.
+    @discardableResult
+    public func resolve(_ value: Value) -> Bool {
+      future.settle(.success(value))
+    }
+
+    /// Fails the future with `error`, if it is still pending.
+    ///
+    /// Callbacks run as described for ``resolve(_:)``.
+    ///
+    /// - Returns: `true` if this call settled the future, `false` if it had already settled.
+    @discardableResult
+    public func reject(_ error: Failure) -> Bool {
+      future.settle(.failure(error))
+    }
+
+    /// Settles the future with `outcome`, if it is still pending; `.cancelled` behaves as ``Future/cancel()``.
+    ///
+    /// - Returns: `true` if this call settled the future, `false` if it had already settled.
+    @discardableResult
+    public func settle(with outcome: Outcome<Value, Failure>) -> Bool {
+      future.settle(outcome, withdrawing: outcome.isCancelled)
+    }
+
+    /// Whether the future has been cancelled, so the work can stop early. Polling is fine; ``onCancel(_:)``
+    /// is the way to be told.
+    public var isCancelled: Bool {
+      future.outcome?.isCancelled ?? false
+    }
+
+    /// Registers a handler that runs if the future is cancelled, so the worker can stop its work.
+    ///
+    /// The handler runs on the cancelling thread, before ``Future/cancel()`` returns, or right away if the
+    /// future is already cancelled. It is released without running once the future succeeds or fails.
+    public func onCancel(_ body: @escaping @Sendable () -> Void) {
+      future.register(.cancel(body))
+    }
+  }
+}
+
+extension Future.Resolver where Value == Void {
+  /// Resolves a `Void` future.
+  ///
+  /// - Returns: `true` if this call settled the future, `false` if it had already settled.
+  @discardableResult
+  public func resolve() -> Bool {
+    resolve(())
+  }
+}

@@ -1,0 +1,123 @@
+/// The lock-protected state of a ``Future``, and every transition it can make.
+///
+/// The transitions are pure (no user code, no allocation of user objects, no release of anything a user
+/// deinitializer could observe): they return what the caller must do once the lock is released, in the
+/// style of swift-nio's state machines. That is what makes "no user code runs under the lock" easy to check.
+///
+/// ```
+///   pending ──settle──▶ settling ──last callback done──▶ settled
+///                          ▲                               │
+///                          └──── callback registered ──────┘
+/// ```
+/// `settling` means "some thread's drainer is running this future's callbacks": callbacks registered
+/// meanwhile are appended and run by that drainer, so a future's callbacks never run concurrently and
+/// always start in registration order.
+enum FutureState<Value: Sendable, Failure: Error> {
+  typealias Callbacks = CallbackList<Value, Failure>
+
+  /// Not settled. `demand` counts the derived futures and awaiting tasks waiting on this future;
+  /// `upstream` is what this future itself waits on, for cancellation propagation.
+  case pending(Callbacks, upstream: (any DemandSource)?, demand: UInt32)
+  /// Settled, with callbacks being run by a drainer.
+  case settling(Outcome<Value, Failure>, Callbacks)
+  /// Settled, with no callback left to run.
+  case settled(Outcome<Value, Failure>)
+
+  /// What the caller must do with callbacks once the lock is released.
+  enum Delivery {
+    /// Nothing to run.
+    case nothing
+    /// A drainer is running on this thread: push the future onto its stack.
+    case schedule
+    /// No drainer is running here: become one, starting with this callback.
+    case run(FutureCallback<Value, Failure>, Outcome<Value, Failure>)
+  }
+
+  /// The result of an attempt to settle.
+  enum Settlement {
+    /// The future had already settled; nothing changed.
+    case lost
+    /// This call settled the future. `upstream` is released from the state and handed over so that
+    /// a cancellation can withdraw from it.
+    case won(Delivery, upstream: (any DemandSource)?)
+  }
+
+  /// The outcome, or `nil` while pending.
+  var outcome: Outcome<Value, Failure>? {
+    switch self {
+    case .pending: return nil
+    case .settling(let outcome, _): return outcome
+    case .settled(let outcome): return outcome
+    }
+  }
+
+  /// Settles with `outcome` if still pending.
+  mutating func settle(_ outcome: Outcome<Value, Failure>) -> Settlement {
+    guard case .pending(var callbacks, let upstream, _) = self else { return .lost }
+    // Replace the state before touching `callbacks` so the list is uniquely referenced.
+    self = .settled(outcome)
+    if callbacks.isEmpty {
+      return .won(.nothing, upstream: upstream)
+    }
+    if DrainStack.isDrainingHere {
+      self = .settling(outcome, callbacks)
+      return .won(.schedule, upstream: upstream)
+    }
+    let first = callbacks.popFirst()!
+    self = .settling(outcome, callbacks)
+    return .won(.run(first, outcome), upstream: upstream)
+  }
+
+  /// Adds a callback; `addingDemand` also counts the caller as waiting on this future.
+  mutating func register(_ callback: FutureCallback<Value, Failure>, addingDemand: Bool) -> Delivery {
+    switch self {
+    case .pending(var callbacks, let upstream, var demand):
+      self = .settled(.cancelled)
+      callbacks.append(callback)
+      if addingDemand { demand += 1 }
+      self = .pending(callbacks, upstream: upstream, demand: demand)
+      return .nothing
+    case .settling(let outcome, var callbacks):
+      self = .settled(outcome)
+      callbacks.append(callback)
+      self = .settling(outcome, callbacks)
+      return .nothing
+    case .settled(let outcome):
+      if DrainStack.isDrainingHere {
+        self = .settling(outcome, Callbacks(callback))
+        return .schedule
+      }
+      self = .settling(outcome, Callbacks())
+      return .run(callback, outcome)
+    }
+  }
+
+  /// Takes the next callback to run, or finishes settling when there is none.
+  mutating func takeNext() -> (FutureCallback<Value, Failure>, Outcome<Value, Failure>)? {
+    guard case .settling(let outcome, var callbacks) = self else { return nil }
+    self = .settled(outcome)
+    guard let next = callbacks.popFirst() else { return nil }
+    self = .settling(outcome, callbacks)
+    return (next, outcome)
+  }
+
+  /// Withdraws one unit of demand; the last withdrawal cancels the future.
+  mutating func withdrawDemand() -> Settlement {
+    guard case .pending(let callbacks, let upstream, let demand) = self, demand > 0 else { return .lost }
+    if demand > 1 {
+      self = .pending(callbacks, upstream: upstream, demand: demand - 1)
+      return .lost
+    }
+    return settle(.cancelled)
+  }
+
+  /// Makes the future wait on `source` instead, unless it settled meanwhile.
+  ///
+  /// Returns whether it did, and the previous upstream so that the caller releases it after unlocking
+  /// (its last release could run a deinitializer of a user value).
+  mutating func follow(_ source: any DemandSource) -> (followed: Bool, previous: (any DemandSource)?) {
+    guard case .pending(let callbacks, let previous, let demand) = self else { return (false, nil) }
+    self = .pending(callbacks, upstream: source, demand: demand)
+    return (true, previous)
+  }
+}

@@ -1,0 +1,116 @@
+import ArgumentParser
+import Futures
+import PlayerCore
+import Synchronization
+
+/// `splay play FILE...`: plays files in order, with a live view on a terminal or JSON lines otherwise.
+struct PlayCommand: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "play",
+    abstract: "Play audio files in order, then exit.",
+    discussion: """
+      On a terminal, a live view shows the confirmed state; keys: space pause/resume, ←/→ seek −5/+5 s, \
+      ↓/↑ −60/+60 s, +/- volume, n/p next/previous, q quit.
+      Otherwise (or with --json), every published state is printed as one JSON object per line.
+      A file that cannot be read is reported on stderr and skipped; the exit status is then 3.
+      """)
+
+  @OptionGroup var outputOptions: OutputOptions
+
+  @Flag(name: .long, help: "Print each confirmed state as a JSON line instead of the live view.")
+  var json = false
+
+  @Option(name: .long, help: ArgumentHelp("Start the first track at this many seconds.", valueName: "seconds"))
+  var start: Double?
+
+  @Option(name: .long, help: ArgumentHelp("Initial volume in percent (0-100).", valueName: "percent"))
+  var volume: Int?
+
+  @Flag(name: .long, help: "Start again from the first track after the last one ends.")
+  var loop = false
+
+  @Flag(name: .long, help: "Play the files in a random order.")
+  var shuffle = false
+
+  @Argument(help: ArgumentHelp("Audio files (WAV, FLAC, Ogg Vorbis, Opus, MP3).", valueName: "file"))
+  var files: [String]
+
+  func validate() throws {
+    if let start, !(start.isFinite && start >= 0 && start <= CommandParser.maximumSeconds) {
+      throw ValidationError("--start must be a number of seconds of at least 0")
+    }
+    if let volume, !(0...100).contains(volume) {
+      throw ValidationError("--volume must be between 0 and 100")
+    }
+  }
+
+  func run() async throws {
+    let skipped = Mutex(false)
+    var playable: [String] = []
+    for path in files {
+      do {
+        _ = try SndfileDecoder(path: path)
+        playable.append(path)
+      } catch {
+        Console.error(error.message)
+        skipped.withLock { $0 = true }
+      }
+    }
+    guard !playable.isEmpty else { throw CLIError(message: "nothing to play", status: .fileError) }
+    if shuffle { playable.shuffle() }
+
+    let session = outputOptions.makeSession { error in
+      Console.error(error.message)
+      skipped.withLock { $0 = true }
+    }
+    let controller = session.controller
+    let (finished, finish) = Future<PlayerState, Never>.pending()
+    let interactive = !json && Console.stdoutIsTerminal && session.simulated == nil
+    let view: any PlaybackView =
+      interactive ? TerminalView(controller: controller, onQuit: { finish.resolve(controller.state) }) : JSONLinesView()
+    let loop = self.loop
+    let observation = controller.observe { state in
+      view.show(state)
+      switch state.status {
+      case .ended where loop: controller.play()
+      case .ended, .failed: finish.resolve(state)
+      default: break
+      }
+    }
+    defer { observation.cancel() }
+    view.begin()
+    defer { view.end() }
+
+    try await step(controller.load(playable), session)
+    if let volume { try await step(controller.setVolume(volume), session) }
+    if let start, start > 0 { try await step(controller.seek(to: start), session) }
+    try await step(controller.play(), session)
+
+    if session.simulated != nil {
+      // Virtual time: run the clock until the queue ends (a year of virtual time is the bound).
+      _ = await session.timeline.wait(
+        until: { _ in finished.outcome != nil }, timeout: 86_400 * 365, controller: controller)
+    }
+    let last = await finished.settled
+    _ = await session.timeline.settle(controller.shutdown(), controller: controller)
+    if case .success(let state) = last, case .failed(let error) = state.status {
+      throw CLIError(message: error.message, status: .outputError)
+    }
+    if skipped.withLock({ $0 }) { throw CLIError(message: "some files could not be played", status: .fileError) }
+  }
+
+  /// Waits for a command's future; a failure ends `play` with the error's exit status.
+  private func step(_ future: Future<PlayerState, PlayerError>, _ session: PlayerSession) async throws {
+    switch await session.timeline.settle(future, controller: session.controller) {
+    case .success: return
+    case .failure(let error): throw CLIError(message: error.message, status: Self.status(for: error))
+    case .cancelled: throw CLIError(message: "cancelled", status: .failed)
+    }
+  }
+
+  static func status(for error: PlayerError) -> ExitStatus {
+    if error.isFileError { return .fileError }
+    if error.isOutputError || error.code == "timeout" { return .outputError }
+    return .failed
+  }
+}

@@ -1,0 +1,82 @@
+import ArgumentParser
+import Foundation
+import PlayerCore
+
+/// `splay run SCRIPT`: runs a playback script whose `expect` lines check the confirmed state.
+struct RunCommand: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "run",
+    abstract: "Run a playback script; its expect lines make it a state-consistency test.",
+    discussion: """
+      One command per line (the vocabulary of 'splay ctl'), '#' comments, plus:
+        wait 1.5                                 wait until ended|paused|playing|stopped [timeout 10]
+        expect state paused                      expect position 12.0 ± 0.05
+        expect volume 50                         expect track 2          expect title "Intro"
+        expect error invalid-state               (after a command that should fail)
+      Each command waits for its confirmation before the next line runs. The whole script is parsed \
+      first: a script that does not parse exits 2 before any audio starts. A failed command or \
+      expectation prints SCRIPT:LINE: what was expected, what was confirmed, and exits 1.
+      With --output simulated, no sound server is needed and waits take no wall time.
+      """)
+
+  @OptionGroup var outputOptions: OutputOptions
+
+  @Flag(name: .long, help: "Print each confirmed state as a JSON line on stdout.")
+  var json = false
+
+  @Argument(help: ArgumentHelp("The script file, or - for stdin.", valueName: "script"))
+  var script: String
+
+  func run() async throws {
+    let name = script
+    let text: String
+    do {
+      let data =
+        script == "-"
+        ? FileHandle.standardInput.readDataToEndOfFile() : try Data(contentsOf: URL(fileURLWithPath: script))
+      text = String(decoding: data, as: UTF8.self)
+    } catch {
+      throw CLIError(message: "\(script): cannot read the script (\(Self.reason(error)))", status: .usage)
+    }
+    let parsed: PlaybackScript
+    do {
+      parsed = try ScriptParser.parse(text, name: name)
+    } catch {
+      throw CLIError(message: error.description, status: .usage)
+    }
+
+    let session = outputOptions.makeSession { error in Console.error(error.message) }
+    let controller = session.controller
+    let json = self.json
+    let observation = controller.observe { state in
+      Console.out(json ? Console.json(state) : Self.describe(state))
+    }
+    defer { observation.cancel() }
+    let failure = await ScriptRunner(controller: controller, timeline: session.timeline).run(parsed)
+    _ = await session.timeline.settle(controller.shutdown(), controller: controller)
+    if let failure {
+      let status: ExitStatus = failure.message.contains("output-unavailable") ? .outputError : .failed
+      throw CLIError(message: failure.description, status: status)
+    }
+  }
+
+  /// One human line per confirmed state: revision, status, position, volume, track.
+  static func describe(_ state: PlayerState) -> String {
+    var text = "#\(state.revision) \(state.status.name)"
+    if case .failed(let error) = state.status { text += " (\(error.code))" }
+    if let track = state.track {
+      text += " \(clockTime(state.position.seconds)) / \(clockTime(track.duration))"
+      text += " track \((state.index ?? 0) + 1)/\(state.queue.count) \"\(track.displayTitle)\""
+    }
+    return text + " volume \(state.volume)%"
+  }
+
+  static func reason(_ error: any Error) -> String {
+    let nsError = error as NSError
+    if let underlying = nsError.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
+      return String(cString: strerror(Int32(underlying.code)))
+    }
+    if nsError.domain == NSCocoaErrorDomain, nsError.code == NSFileReadNoSuchFileError { return "no such file" }
+    return nsError.localizedDescription
+  }
+}

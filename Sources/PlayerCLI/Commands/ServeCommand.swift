@@ -1,0 +1,101 @@
+import ArgumentParser
+import Foundation
+import Futures
+import NIOCore
+import NIOPosix
+import PlayerCore
+import Synchronization
+
+/// `splay serve`: a player controlled over a Unix socket with JSON lines (docs/protocol.md).
+struct ServeCommand: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "serve",
+    abstract: "Run a player controlled over a Unix socket (JSON lines; see docs/protocol.md).",
+    discussion: """
+      The socket is created with mode 0600 (default $XDG_RUNTIME_DIR/splay.sock). serve refuses to start \
+      when another splay serves the same socket, and replaces a stale socket file. It runs until a client \
+      sends {"command": "quit"} or it receives SIGTERM or SIGINT, then removes the socket.
+      """)
+
+  @OptionGroup var outputOptions: OutputOptions
+
+  @Option(name: .long, help: ArgumentHelp("The socket path.", valueName: "path"))
+  var socket: String?
+
+  @Option(name: .long, help: ArgumentHelp("The most clients connected at once.", valueName: "count"))
+  var maxClients: Int = 64
+
+  func run() async throws {
+    let path = try socket ?? SocketPath.defaultPath()
+    try SocketPath.checkDirectory(of: path, explicit: socket != nil)
+    try SocketPath.claim(path)
+
+    let session = outputOptions.makeSession { error in Console.error(error.message) }
+    let (quit, quitResolver) = Future<Void, Never>.pending()
+    let hub = ControlHub(controller: session.controller, maximumClients: maxClients) { quitResolver.resolve() }
+    let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+    let bootstrap = ServerBootstrap(group: group)
+      .serverChannelOption(.backlog, value: 64)
+      .childChannelOption(.autoRead, value: true)
+      .childChannelOption(.writeBufferWaterMark, value: .init(low: 256 * 1024, high: 4 * 1024 * 1024))
+      .childChannelInitializer { channel in
+        channel.eventLoop.makeCompletedFuture {
+          try channel.pipeline.syncOperations.addHandler(
+            ByteToMessageHandler(LineFrameDecoder(maximumLength: ControlRequest.maximumLineLength)))
+          try channel.pipeline.syncOperations.addHandler(ControlConnectionHandler(hub: hub))
+        }
+      }
+    let previousMask = umask(0o177)
+    let channel: any Channel
+    do {
+      channel = try await bootstrap.bind(unixDomainSocketPath: path).get()
+      umask(previousMask)
+    } catch {
+      umask(previousMask)
+      try? await group.shutdownGracefully()
+      throw CLIError(message: "cannot serve on \(path): \(error)", status: .failed)
+    }
+    chmod(path, 0o600)
+    Console.error("serving on \(path)")
+
+    let signals = [SIGTERM, SIGINT].map { sig -> any DispatchSourceSignal in
+      signal(sig, SIG_IGN)
+      let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
+      source.setEventHandler { quitResolver.resolve() }
+      source.resume()
+      return source
+    }
+    let ticker = session.simulated.map { SimulatedTicker(clock: $0.clock) }
+    ticker?.start()
+    _ = await quit.settled
+    ticker?.stop()
+    for source in signals { source.cancel() }
+    try? await channel.close()
+    unlink(path)
+    _ = await session.controller.shutdown().settled
+    try? await group.shutdownGracefully()
+  }
+}
+
+/// Moves a simulated output's virtual clock with the wall clock, so a served simulated player "plays" in real
+/// time for the clients watching it.
+final class SimulatedTicker: Sendable {
+  private let clock: VirtualClock
+  // Dispatch sources are not Sendable; the lock makes start and stop safe from any thread.
+  private let timer: Mutex<any DispatchSourceTimer>
+
+  init(clock: VirtualClock) {
+    self.clock = clock
+    timer = Mutex(DispatchSource.makeTimerSource(queue: DispatchQueue(label: "splay.ticker")))
+  }
+
+  func start() {
+    timer.withLock { timer in
+      timer.schedule(deadline: .now(), repeating: .milliseconds(10))
+      timer.setEventHandler { [clock] in clock.advance(by: .milliseconds(10)) }
+      timer.resume()
+    }
+  }
+
+  func stop() { timer.withLock { $0.cancel() } }
+}

@@ -1,0 +1,18 @@
+import PlayerCore
+
+/// Where `splay play` shows the confirmed state: a live terminal view or JSON lines.
+protocol PlaybackView: Sendable {
+  /// Takes over the terminal (or does nothing).
+  func begin()
+  /// Shows a newly published state. Called in publication order.
+  func show(_ state: PlayerState)
+  /// Gives the terminal back. Safe to call more than once.
+  func end()
+}
+
+/// One JSON object per published state on stdout, and nothing else there.
+struct JSONLinesView: PlaybackView {
+  func begin() {}
+  func show(_ state: PlayerState) { Console.out(Console.json(state)) }
+  func end() {}
+}

@@ -1,0 +1,20 @@
+/// How a ``PlayerController`` waits on its output and reports what it skipped.
+public struct ControllerConfiguration: Sendable {
+  /// How long the output has to confirm a step before the command fails with `timeout` (default 3 s).
+  public var deadline: Duration
+  /// The clock the deadline is measured on; tests and the simulated output pass a ``VirtualClock``.
+  public var clock: any Clock<Duration>
+  /// Told of each track that could not be opened while moving through the queue on its own (the track is
+  /// skipped and the next one plays). Runs on the controller's queue.
+  public var onTrackSkipped: (@Sendable (PlayerError) -> Void)?
+
+  /// Creates a configuration.
+  public init(
+    deadline: Duration = .seconds(3), clock: any Clock<Duration> = ContinuousClock(),
+    onTrackSkipped: (@Sendable (PlayerError) -> Void)? = nil
+  ) {
+    self.deadline = deadline
+    self.clock = clock
+    self.onTrackSkipped = onTrackSkipped
+  }
+}

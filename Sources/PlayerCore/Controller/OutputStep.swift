@@ -1,0 +1,33 @@
+/// One thing the controller asks of the audio output on behalf of a command.
+public enum OutputStep: Equatable, Hashable, Sendable {
+  /// Opens `queue[index]` at `seconds`; `then` says what the player does once it is open.
+  case open(queue: [String], index: Int, seconds: Double, then: StatusAfterOpen)
+  /// Uncorks.
+  case start
+  /// Corks.
+  case pause
+  /// Moves to an absolute position in seconds (already clamped to the track).
+  case seek(Double)
+  /// Corks, flushes and rewinds to 0.
+  case stop
+  /// Sets the volume in percent.
+  case volume(Int)
+
+  /// What the player does once a newly opened track is ready.
+  public enum StatusAfterOpen: Equatable, Hashable, Sendable {
+    /// Stays corked and reports `stopped` (after `load`, or moving through the queue while stopped).
+    case stopped
+    /// Stays corked and reports `paused` (moving through the queue while paused).
+    case paused
+    /// Starts playing (moving through the queue while playing, `play` after the end, or reconnecting).
+    case playing
+  }
+}
+
+/// What the output confirmed for a step.
+public enum StepResult: Equatable, Sendable {
+  /// A stream operation, with the confirmed position and, for `open`, the track that was opened.
+  case stream(OutputConfirmation, track: TrackInfo?)
+  /// The volume the server confirmed.
+  case volume(Int)
+}

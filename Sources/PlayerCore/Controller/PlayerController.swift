@@ -1,0 +1,379 @@
+import Dispatch
+import Futures
+import Synchronization
+
+/// The player: commands go in, futures of confirmed states come out.
+///
+/// Commands run one at a time, in arrival order, on the controller's own serial queue. Each command asks the
+/// ``PlayerStateMachine`` what it needs, performs that step on the ``AudioOutput``, and publishes a new state
+/// only when the output confirmed the step. The future returned by ``send(_:)`` then resolves with that state.
+///
+/// ```swift
+/// let player = PlayerController(output: PulseOutput())
+/// try await player.send(.load(["song.flac"])).value
+/// let state = try await player.play().value   // resolves once PulseAudio confirmed the uncork
+/// ```
+///
+/// Every command future settles: a step the output does not confirm within the configured deadline fails
+/// with `timeout` (after the controller re-read the output's real state), and a seek that is still waiting
+/// in the queue when a newer seek arrives settles as cancelled.
+public final class PlayerController: Sendable {
+  /// Work waiting for the controller's queue: a caller's command or something the output reported.
+  private enum Job: Sendable {
+    case command(PlayerCommand, Future<PlayerState, PlayerError>.Resolver)
+    case refresh(Future<PlayerState, PlayerError>.Resolver)
+    case event(OutputEvent)
+  }
+
+  private struct Core: ~Copyable {
+    var machine: PlayerStateMachine
+    var jobs: [Job] = []
+    var head = 0
+    var running = false
+    var closed = false
+  }
+
+  private let output: any AudioOutput
+  private let decoders: any AudioDecoderFactory
+  private let configuration: ControllerConfiguration
+  private let queue = DispatchQueue(label: "splay.controller")
+  private let core: Mutex<Core>
+  private let observers = StateObservers()
+
+  /// Creates a controller that plays through `output`, opening files with `decoders`.
+  public init(
+    output: any AudioOutput,
+    decoders: any AudioDecoderFactory = SndfileDecoderFactory(),
+    configuration: ControllerConfiguration = ControllerConfiguration(),
+    initialState: PlayerState = .initial
+  ) {
+    self.output = output
+    self.decoders = decoders
+    self.configuration = configuration
+    self.core = Mutex(Core(machine: PlayerStateMachine(state: initialState)))
+    output.setEventHandler { [weak self] event in self?.enqueue(.event(event)) }
+  }
+
+  /// The state last published.
+  public var state: PlayerState {
+    core.withLock { $0.machine.state }
+  }
+
+  /// Sends a command. The future resolves with the state published once the output confirmed it, or fails
+  /// with the reason it could not be done (in which case nothing was changed).
+  ///
+  /// A `seek` cancels every older `seek` still waiting in the queue. Cancelling the returned future before the
+  /// command starts removes it; once started, the cancellation reaches the output (which abandons a seek).
+  @discardableResult
+  public func send(_ command: PlayerCommand) -> Future<PlayerState, PlayerError> {
+    let (future, resolver) = Future<PlayerState, PlayerError>.pending()
+    var superseded: [Future<PlayerState, PlayerError>.Resolver] = []
+    let accepted = core.withLock { core -> Bool in
+      guard !core.closed else { return false }
+      if case .seek = command {
+        for i in core.head..<core.jobs.count {
+          if case .command(.seek, let older) = core.jobs[i] { superseded.append(older) }
+        }
+      }
+      return true
+    }
+    guard accepted else {
+      resolver.reject(.invalidState(command: command.name, state: "shut down"))
+      return future
+    }
+    for older in superseded { older.settle(with: .cancelled) }
+    enqueue(.command(command, resolver))
+    return future
+  }
+
+  /// Asks the output where playback really is, publishes that if it differs, and resolves with the state.
+  ///
+  /// Published positions are confirmations, so between two commands the published position of a playing
+  /// track is older than the audio; `refresh` gets a current confirmation (``ConfirmedPosition/estimated(at:)``
+  /// is the cheap alternative for a view). Queued behind the commands sent before it.
+  public func refresh() -> Future<PlayerState, PlayerError> {
+    let (future, resolver) = Future<PlayerState, PlayerError>.pending()
+    enqueue(.refresh(resolver))
+    return future
+  }
+
+  /// True when no command or event is waiting or in flight (tests and virtual time use it to know that the
+  /// controller has caught up).
+  public var isIdle: Bool {
+    core.withLock { !$0.running && $0.head >= $0.jobs.count }
+  }
+
+  /// Subscribes `body` to every published state, in order, starting with the next one. `body` runs on the
+  /// controller's queue and must return quickly; keep the returned observation to stay subscribed.
+  public func observe(_ body: @escaping @Sendable (PlayerState) -> Void) -> StateObservation {
+    let id = observers.add(body)
+    return StateObservation { [observers] in observers.remove(id) }
+  }
+
+  /// An async sequence of every published state, in order, starting with the current state.
+  public func states() -> AsyncStream<PlayerState> {
+    AsyncStream(bufferingPolicy: .unbounded) { continuation in
+      queue.async { [self] in
+        continuation.yield(state)
+        observers.add(continuation)
+      }
+    }
+  }
+
+  /// How many observers are subscribed (for leak checks).
+  public var observerCount: Int { observers.count }
+
+  /// Stops taking commands, fails the waiting ones, closes the output stream and ends every state stream.
+  public func shutdown() -> Future<Void, PlayerError> {
+    let waiting = core.withLock { core -> [Job] in
+      core.closed = true
+      let rest = Array(core.jobs[core.head...])
+      core.jobs.removeAll()
+      core.head = 0
+      return rest
+    }
+    for job in waiting {
+      switch job {
+      case .command(let command, let resolver): resolver.reject(.invalidState(command: command.name, state: "shut down"))
+      case .refresh(let resolver): resolver.reject(.invalidState(command: "status", state: "shut down"))
+      case .event: break
+      }
+    }
+    let (future, resolver) = Future<Void, PlayerError>.pending()
+    queue.async { [output, observers] in
+      output.close().always { _ in
+        observers.finish()
+        resolver.resolve()
+      }
+    }
+    return future
+  }
+
+  // MARK: - The serial queue
+
+  private func enqueue(_ job: Job) {
+    let start = core.withLock { core -> Bool in
+      if core.closed, case .event = job { return false }
+      core.jobs.append(job)
+      guard !core.running else { return false }
+      core.running = true
+      return true
+    }
+    if start { queue.async { self.runNext() } }
+  }
+
+  /// Takes the next job; runs on `queue`. When the job finishes (possibly later, on an acknowledgement),
+  /// it calls `runNext` again, so exactly one job is in flight.
+  private func runNext() {
+    let job = core.withLock { core -> Job? in
+      guard core.head < core.jobs.count else {
+        core.running = false
+        core.jobs.removeAll(keepingCapacity: core.jobs.capacity <= 64)
+        core.head = 0
+        return nil
+      }
+      let job = core.jobs[core.head]
+      core.head += 1
+      if core.head > 256, core.head * 2 > core.jobs.count {
+        core.jobs.removeFirst(core.head)
+        core.head = 0
+      }
+      return job
+    }
+    guard let job else { return }
+    switch job {
+    case .command(let command, let resolver):
+      run(command, resolver)
+    case .event(let event):
+      handle(event)
+    case .refresh(let resolver):
+      refresh(resolver)
+    }
+  }
+
+  private func refresh(_ resolver: Future<PlayerState, PlayerError>.Resolver) {
+    guard state.status.hasOpenTrack else {
+      resolver.resolve(state)
+      return runNext()
+    }
+    output.status().timeout(configuration.deadline, clock: configuration.clock, error: .timeout(command: "status", seconds: deadlineSeconds))
+      .always(on: .queue(queue)) { [self] outcome in
+        switch outcome {
+        case .success(let confirmation):
+          let published = core.withLock { $0.machine.reconcile(confirmation) }
+          finish(resolver, with: .success(state), publishing: published)
+        case .failure(let error):
+          resolver.reject(error)
+        case .cancelled:
+          resolver.settle(with: .cancelled)
+        }
+        runNext()
+      }
+  }
+
+  private var deadlineSeconds: Double {
+    Double(configuration.deadline.components.seconds) + Double(configuration.deadline.components.attoseconds) / 1e18
+  }
+
+  private func run(_ command: PlayerCommand, _ resolver: Future<PlayerState, PlayerError>.Resolver) {
+    guard !resolver.isCancelled else { return runNext() }
+    let decision = core.withLock { $0.machine.decide(command) }
+    switch decision {
+    case .reject(let error):
+      resolver.reject(error)
+      runNext()
+    case .complete(let next):
+      let published = next.flatMap { next in core.withLock { $0.machine.apply(next) } }
+      finish(resolver, with: .success(state), publishing: published)
+      runNext()
+    case .perform(let step):
+      let work = perform(step, for: command.name)
+      resolver.onCancel { work.cancel() }
+      work.always(on: .queue(queue)) { [self] outcome in
+        settle(step, command: command.name, outcome: outcome, resolver: resolver)
+      }
+    }
+  }
+
+  private func handle(_ event: OutputEvent) {
+    let reaction = core.withLock { $0.machine.handle(event) }
+    switch reaction {
+    case .publish(let state):
+      observers.publish(state)
+      runNext()
+    case .ignore:
+      runNext()
+    case .perform(let step):
+      advance(step)
+    }
+  }
+
+  /// Moves to the next track on the output's behalf (the previous one finished). A track that cannot be
+  /// opened is reported and skipped; when none is left, the queue has ended.
+  private func advance(_ step: OutputStep) {
+    perform(step, for: "next").always(on: .queue(queue)) { [self] outcome in
+      guard case .failure(let error) = outcome, error.isFileError,
+        case .open(let queue, let index, _, let then) = step
+      else {
+        return settle(step, command: "next", outcome: outcome, resolver: nil)
+      }
+      configuration.onTrackSkipped?(error)
+      if index + 1 < queue.count {
+        advance(.open(queue: queue, index: index + 1, seconds: 0, then: then))
+      } else {
+        if let published = core.withLock({ $0.machine.endQueue() }) { observers.publish(published) }
+        runNext()
+      }
+    }
+  }
+
+  /// Applies the outcome of a step, settles the command's future, then starts the next job.
+  private func settle(
+    _ step: OutputStep, command: String, outcome: Outcome<StepResult, PlayerError>,
+    resolver: Future<PlayerState, PlayerError>.Resolver?
+  ) {
+    switch outcome {
+    case .success(let result):
+      let published = core.withLock { $0.machine.confirm(step, result) }
+      finish(resolver, with: .success(state), publishing: published)
+      runNext()
+    case .failure(.timeout(let name, let seconds)):
+      // The output may have done the step after all: publish what it really does before failing.
+      output.status().timeout(configuration.deadline, clock: configuration.clock, error: .timeout(command: name, seconds: seconds))
+        .always(on: .queue(queue)) { [self] status in
+          var published: PlayerState?
+          if case .success(let confirmation) = status {
+            published = core.withLock { $0.machine.reconcile(confirmation) }
+          }
+          finish(resolver, with: .failure(.timeout(command: name, seconds: seconds)), publishing: published)
+          runNext()
+        }
+    case .failure(let error):
+      finish(resolver, with: .failure(error), publishing: nil)
+      runNext()
+    case .cancelled:
+      resolver?.settle(with: .cancelled)
+      runNext()
+    }
+  }
+
+  /// Settles the caller's future before telling observers, so that a reply always precedes the events it
+  /// caused (the control protocol promises that).
+  private func finish(
+    _ resolver: Future<PlayerState, PlayerError>.Resolver?, with result: Result<PlayerState, PlayerError>,
+    publishing published: PlayerState?
+  ) {
+    switch result {
+    case .success(let state): resolver?.resolve(state)
+    case .failure(let error): resolver?.reject(error)
+    }
+    if let published { observers.publish(published) }
+  }
+
+  /// Performs one output step under the deadline.
+  private func perform(_ step: OutputStep, for command: String) -> Future<StepResult, PlayerError> {
+    let seconds = deadlineSeconds
+    let work: Future<StepResult, PlayerError>
+    switch step {
+    case .open(let queue, let index, let at, let then):
+      work = open(queue[index], at: at, then: then)
+    case .start:
+      work = output.start().map { .stream($0, track: nil) }
+    case .pause:
+      work = output.pause().map { .stream($0, track: nil) }
+    case .seek(let target):
+      work = output.seek(to: target).map { .stream($0, track: nil) }
+    case .stop:
+      work = output.stop().map { .stream($0, track: nil) }
+    case .volume(let level):
+      work = output.setVolume(level).map { .volume($0) }
+    }
+    return work.timeout(
+      configuration.deadline, clock: configuration.clock, error: .timeout(command: command, seconds: seconds))
+  }
+
+  private func open(_ path: String, at seconds: Double, then: OutputStep.StatusAfterOpen) -> Future<
+    StepResult, PlayerError
+  > {
+    let decoder: any AudioDecoder
+    do {
+      decoder = try decoders.open(path)
+    } catch {
+      return .rejected(error)
+    }
+    let volume = state.volume
+    let opened = output.open(decoder, at: seconds, volume: volume)
+    let info = decoder.info
+    guard then == .playing else { return opened.map { .stream($0, track: info) } }
+    return opened.flatMap { [output] _ in output.start() }.map { .stream($0, track: info) }
+  }
+}
+
+extension PlayerController {
+  /// Starts or resumes playback.
+  @discardableResult public func play() -> Future<PlayerState, PlayerError> { send(.play) }
+  /// Pauses playback.
+  @discardableResult public func pause() -> Future<PlayerState, PlayerError> { send(.pause) }
+  /// Pauses when playing, plays otherwise.
+  @discardableResult public func toggle() -> Future<PlayerState, PlayerError> { send(.toggle) }
+  /// Stops and rewinds the current track.
+  @discardableResult public func stop() -> Future<PlayerState, PlayerError> { send(.stop) }
+  /// Seeks to `seconds` from the start of the current track (clamped to its length).
+  @discardableResult public func seek(to seconds: Double) -> Future<PlayerState, PlayerError> {
+    send(.seek(.absolute(seconds)))
+  }
+  /// Seeks by `seconds` from the confirmed position.
+  @discardableResult public func seek(by seconds: Double) -> Future<PlayerState, PlayerError> {
+    send(.seek(.relative(seconds)))
+  }
+  /// Sets the volume in percent (clamped to 0–100).
+  @discardableResult public func setVolume(_ percent: Int) -> Future<PlayerState, PlayerError> {
+    send(.volume(.absolute(percent)))
+  }
+  /// Replaces the queue with `paths` and opens the first, stopped.
+  @discardableResult public func load(_ paths: [String]) -> Future<PlayerState, PlayerError> { send(.load(paths)) }
+  /// Opens the next track of the queue.
+  @discardableResult public func next() -> Future<PlayerState, PlayerError> { send(.next) }
+  /// Opens the previous track of the queue.
+  @discardableResult public func previous() -> Future<PlayerState, PlayerError> { send(.previous) }
+}

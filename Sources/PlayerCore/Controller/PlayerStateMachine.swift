@@ -1,0 +1,211 @@
+/// The player's logic as a value: it takes commands, acknowledgements and output events, and returns what to
+/// do and what to publish. No I/O, no clocks, no threads — ``PlayerController`` performs what it decides, and
+/// tests drive it directly.
+///
+/// The rule it enforces is the product's: ``state`` changes only in ``confirm(_:_:)`` (an acknowledgement)
+/// and ``handle(_:)`` (an output event), and every change increments the revision.
+public struct PlayerStateMachine: Sendable {
+  /// What to do with a command.
+  public enum Decision: Equatable, Sendable {
+    /// The command does not apply; nothing changes.
+    case reject(PlayerError)
+    /// The command succeeds without the output (play while playing, enqueue). `state` is published when it
+    /// differs from the current one.
+    case complete(PlayerState?)
+    /// Ask the output for this step; call ``confirm(_:_:)`` or ``fail(_:_:)`` with the outcome.
+    case perform(OutputStep)
+  }
+
+  /// What an output event requires.
+  public enum EventReaction: Equatable, Sendable {
+    /// Publish this state (already applied).
+    case publish(PlayerState)
+    /// Open the next track of the queue: perform this step as an internal command.
+    case perform(OutputStep)
+    /// Nothing to do.
+    case ignore
+  }
+
+  /// The most tracks a queue holds; `load`/`enqueue` beyond it fail with `limit-exceeded`.
+  public static let maximumQueueLength = 10_000
+
+  /// The confirmed state.
+  public private(set) var state: PlayerState
+
+  /// Starts from `state` (by default, nothing loaded at full volume).
+  public init(state: PlayerState = .initial) {
+    self.state = state
+  }
+
+  /// Decides what `command` needs, without changing anything.
+  public func decide(_ command: PlayerCommand) -> Decision {
+    let status = state.status
+    func invalid() -> Decision {
+      .reject(.invalidState(command: command.name, state: status.name))
+    }
+    switch command {
+    case .load(let paths):
+      guard paths.count <= Self.maximumQueueLength else {
+        return .reject(.limitExceeded(what: "tracks in the queue", limit: Self.maximumQueueLength))
+      }
+      return .perform(.open(queue: paths, index: 0, seconds: 0, then: .stopped))
+    case .enqueue(let paths):
+      guard state.queue.count + paths.count <= Self.maximumQueueLength else {
+        return .reject(.limitExceeded(what: "tracks in the queue", limit: Self.maximumQueueLength))
+      }
+      if status == .idle {
+        return .perform(.open(queue: paths, index: 0, seconds: 0, then: .stopped))
+      }
+      var next = state
+      next.queue += paths
+      return .complete(next)
+    case .play:
+      switch status {
+      case .playing: return .complete(nil)
+      case .paused, .stopped: return .perform(.start)
+      case .ended: return .perform(.open(queue: state.queue, index: 0, seconds: 0, then: .playing))
+      case .failed:
+        guard let index = state.index else { return invalid() }
+        return .perform(.open(queue: state.queue, index: index, seconds: state.position.seconds, then: .playing))
+      case .idle, .loading: return invalid()
+      }
+    case .pause:
+      switch status {
+      case .playing: return .perform(.pause)
+      case .paused: return .complete(nil)
+      default: return invalid()
+      }
+    case .toggle:
+      return status == .playing ? decide(.pause) : decide(.play)
+    case .stop:
+      switch status {
+      case .playing, .paused: return .perform(.stop)
+      case .stopped: return .complete(nil)
+      default: return invalid()
+      }
+    case .seek(let target):
+      guard status.hasOpenTrack, let track = state.track else { return invalid() }
+      return .perform(.seek(target.resolve(from: state.position.seconds, duration: track.duration)))
+    case .volume(let change):
+      return .perform(.volume(change.resolve(from: state.volume)))
+    case .next:
+      guard status.hasOpenTrack, let index = state.index, index + 1 < state.queue.count else { return invalid() }
+      return .perform(.open(queue: state.queue, index: index + 1, seconds: 0, then: continuation))
+    case .previous:
+      guard status.hasOpenTrack, let index = state.index, index > 0 else { return invalid() }
+      return .perform(.open(queue: state.queue, index: index - 1, seconds: 0, then: continuation))
+    case .jump(let target):
+      guard status != .idle, target >= 0, target < state.queue.count else { return invalid() }
+      let then: OutputStep.StatusAfterOpen = status.hasOpenTrack ? continuation : .stopped
+      return .perform(.open(queue: state.queue, index: target, seconds: 0, then: then))
+    }
+  }
+
+  /// Moving through the queue keeps the player playing, paused or stopped as it was.
+  private var continuation: OutputStep.StatusAfterOpen {
+    switch state.status {
+    case .playing: .playing
+    case .paused: .paused
+    default: .stopped
+    }
+  }
+
+  /// Publishes a state computed by ``decide(_:)`` as `.complete(state)`; returns it with its new revision,
+  /// or nil when it did not differ.
+  public mutating func apply(_ completed: PlayerState) -> PlayerState? {
+    publish(completed)
+  }
+
+  /// Applies the output's confirmation of `step`. Returns the state to publish, or nil when nothing changed.
+  public mutating func confirm(_ step: OutputStep, _ result: StepResult) -> PlayerState? {
+    var next = state
+    switch (step, result) {
+    case (.volume, .volume(let level)):
+      next.volume = level
+    case (.open(let queue, let index, _, let then), .stream(let confirmation, let track)):
+      next.queue = queue
+      next.index = index
+      next.track = track ?? next.track
+      next.status = then == .playing ? .playing : (then == .paused ? .paused : .stopped)
+      next.position = position(confirmation)
+    case (.start, .stream(let confirmation, _)):
+      next.status = .playing
+      next.position = position(confirmation)
+    case (.pause, .stream(let confirmation, _)):
+      next.status = .paused
+      next.position = position(confirmation)
+    case (.seek, .stream(let confirmation, _)):
+      next.position = position(confirmation)
+    case (.stop, .stream(let confirmation, _)):
+      next.status = .stopped
+      next.position = position(confirmation)
+    default:
+      return nil
+    }
+    return publish(next)
+  }
+
+  /// Reconciles with the output's real state after a missed deadline: the stream is running or not, at the
+  /// confirmed position. Returns the state to publish, or nil when nothing changed.
+  public mutating func reconcile(_ confirmation: OutputConfirmation) -> PlayerState? {
+    guard state.status.hasOpenTrack else { return nil }
+    var next = state
+    if confirmation.running {
+      next.status = .playing
+    } else if state.status == .playing {
+      next.status = .paused
+    }
+    next.position = position(confirmation)
+    return publish(next)
+  }
+
+  /// Applies an output event. Only events that the output confirmed reach here.
+  public mutating func handle(_ event: OutputEvent) -> EventReaction {
+    switch event {
+    case .trackFinished(let confirmation):
+      guard state.status == .playing, let index = state.index else { return .ignore }
+      if index + 1 < state.queue.count {
+        return .perform(.open(queue: state.queue, index: index + 1, seconds: 0, then: .playing))
+      }
+      var next = state
+      next.status = .ended
+      next.position = ConfirmedPosition(seconds: confirmation.position, confirmedAt: confirmation.time, rate: 0)
+      return publish(next).map(EventReaction.publish) ?? .ignore
+    case .volumeChanged(let level):
+      var next = state
+      next.volume = level
+      return publish(next).map(EventReaction.publish) ?? .ignore
+    case .lost(let error):
+      guard state.status != .idle else { return .ignore }
+      var next = state
+      next.status = .failed(error)
+      next.position.rate = 0
+      return publish(next).map(EventReaction.publish) ?? .ignore
+    case .underflow:
+      return .ignore
+    }
+  }
+
+  /// The queue ended because the tracks after the current one could not be opened: publishes `ended` at the
+  /// last confirmed position.
+  public mutating func endQueue() -> PlayerState? {
+    guard state.status == .playing else { return nil }
+    var next = state
+    next.status = .ended
+    next.position.rate = 0
+    return publish(next)
+  }
+
+  private func position(_ confirmation: OutputConfirmation) -> ConfirmedPosition {
+    ConfirmedPosition(
+      seconds: confirmation.position, confirmedAt: confirmation.time, rate: confirmation.running ? 1 : 0)
+  }
+
+  private mutating func publish(_ next: PlayerState) -> PlayerState? {
+    guard !next.sameContent(as: state) else { return nil }
+    var published = next
+    published.revision = state.revision + 1
+    state = published
+    return published
+  }
+}

@@ -1,0 +1,161 @@
+import Futures
+
+/// Everything that can go wrong in the player, each case saying what happened and what to do next.
+///
+/// Every case has a stable machine ``code`` (used in JSON replies and in scripts' `expect error CODE`) and a
+/// one-line human ``message``.
+public enum PlayerError: Error, Equatable, Hashable, Sendable {
+  /// No file exists at the path.
+  case fileNotFound(path: String)
+  /// The file exists but this user may not read it.
+  case permissionDenied(path: String)
+  /// The path names a directory, a FIFO, a device or something else that is not a regular file.
+  case notAFile(path: String)
+  /// The decoder could not read the file; `detail` is the decoder's own explanation.
+  case unsupportedFormat(path: String, detail: String)
+  /// The audio server could not be reached at `server`.
+  case outputUnavailable(server: String, detail: String)
+  /// The connection to the audio server was lost while in use.
+  case outputLost(detail: String)
+  /// The server answered, but refused or failed the operation.
+  case outputFailed(operation: String, detail: String)
+  /// The command does not apply in the player's current state; nothing was changed.
+  case invalidState(command: String, state: String)
+  /// The output did not confirm `command` within the deadline.
+  case timeout(command: String, seconds: Double)
+  /// The command was cancelled, or superseded by a newer command of the same kind, before it took effect.
+  case cancelled
+  /// A bounded resource (queue length, request size, clients) is full.
+  case limitExceeded(what: String, limit: Int)
+
+  /// The stable, kebab-case code of the error, for JSON and `expect error`.
+  public var code: String {
+    switch self {
+    case .fileNotFound: "file-not-found"
+    case .permissionDenied: "permission-denied"
+    case .notAFile: "not-a-file"
+    case .unsupportedFormat: "unsupported-format"
+    case .outputUnavailable: "output-unavailable"
+    case .outputLost: "output-lost"
+    case .outputFailed: "output-failed"
+    case .invalidState: "invalid-state"
+    case .timeout: "timeout"
+    case .cancelled: "cancelled"
+    case .limitExceeded: "limit-exceeded"
+    }
+  }
+
+  /// A one-line message that names the file, command or server concerned and says what to do next.
+  public var message: String {
+    switch self {
+    case .fileNotFound(let path): "\(path): no such file"
+    case .permissionDenied(let path): "\(path): permission denied (check the file's mode and owner)"
+    case .notAFile(let path): "\(path): not a regular file"
+    case .unsupportedFormat(let path, let detail): "\(path): cannot decode: \(detail)"
+    case .outputUnavailable(let server, let detail):
+      "no audio server at \(server): \(detail) (start PulseAudio or PipeWire-pulse, or use --output simulated)"
+    case .outputLost(let detail): "lost the audio server: \(detail)"
+    case .outputFailed(let operation, let detail): "the audio server refused \(operation): \(detail)"
+    case .invalidState(let command, let state): "\(command) is not possible while \(state)"
+    case .timeout(let command, let seconds): "\(command) was not confirmed within \(formatSeconds(seconds)) s"
+    case .cancelled: "cancelled before it took effect"
+    case .limitExceeded(let what, let limit): "too many \(what) (the limit is \(limit))"
+    }
+  }
+
+  /// True for errors about a file (its exit code is 3 in the CLI).
+  public var isFileError: Bool {
+    switch self {
+    case .fileNotFound, .permissionDenied, .notAFile, .unsupportedFormat: true
+    default: false
+    }
+  }
+
+  /// True for errors about the audio server (its exit code is 4 in the CLI).
+  public var isOutputError: Bool {
+    switch self {
+    case .outputUnavailable, .outputLost: true
+    default: false
+    }
+  }
+}
+
+extension PlayerError: CancellableFailure {}
+
+extension PlayerError: CustomStringConvertible {
+  /// The ``message``.
+  public var description: String { message }
+}
+
+extension PlayerError: Codable {
+  private enum CodingKeys: String, CodingKey {
+    case code, message, path, detail, server, operation, command, state, seconds, what, limit
+  }
+
+  /// Encodes `{"code": ..., "message": ...}` plus the case's fields, so programs need not parse messages.
+  public func encode(to encoder: any Encoder) throws {
+    var c = encoder.container(keyedBy: CodingKeys.self)
+    try c.encode(code, forKey: .code)
+    try c.encode(message, forKey: .message)
+    switch self {
+    case .fileNotFound(let path), .permissionDenied(let path), .notAFile(let path):
+      try c.encode(path, forKey: .path)
+    case .unsupportedFormat(let path, let detail):
+      try c.encode(path, forKey: .path)
+      try c.encode(detail, forKey: .detail)
+    case .outputUnavailable(let server, let detail):
+      try c.encode(server, forKey: .server)
+      try c.encode(detail, forKey: .detail)
+    case .outputLost(let detail):
+      try c.encode(detail, forKey: .detail)
+    case .outputFailed(let operation, let detail):
+      try c.encode(operation, forKey: .operation)
+      try c.encode(detail, forKey: .detail)
+    case .invalidState(let command, let state):
+      try c.encode(command, forKey: .command)
+      try c.encode(state, forKey: .state)
+    case .timeout(let command, let seconds):
+      try c.encode(command, forKey: .command)
+      try c.encode(seconds, forKey: .seconds)
+    case .cancelled:
+      break
+    case .limitExceeded(let what, let limit):
+      try c.encode(what, forKey: .what)
+      try c.encode(limit, forKey: .limit)
+    }
+  }
+
+  /// Decodes the form written by ``encode(to:)``; missing fields decode as empty strings or zero.
+  public init(from decoder: any Decoder) throws {
+    let c = try decoder.container(keyedBy: CodingKeys.self)
+    func text(_ key: CodingKeys) throws -> String { try c.decodeIfPresent(String.self, forKey: key) ?? "" }
+    let code = try c.decode(String.self, forKey: .code)
+    switch code {
+    case "file-not-found": self = .fileNotFound(path: try text(.path))
+    case "permission-denied": self = .permissionDenied(path: try text(.path))
+    case "not-a-file": self = .notAFile(path: try text(.path))
+    case "unsupported-format": self = .unsupportedFormat(path: try text(.path), detail: try text(.detail))
+    case "output-unavailable": self = .outputUnavailable(server: try text(.server), detail: try text(.detail))
+    case "output-lost": self = .outputLost(detail: try text(.detail))
+    case "output-failed": self = .outputFailed(operation: try text(.operation), detail: try text(.detail))
+    case "invalid-state": self = .invalidState(command: try text(.command), state: try text(.state))
+    case "timeout":
+      self = .timeout(command: try text(.command), seconds: try c.decodeIfPresent(Double.self, forKey: .seconds) ?? 0)
+    case "cancelled": self = .cancelled
+    case "limit-exceeded":
+      self = .limitExceeded(what: try text(.what), limit: try c.decodeIfPresent(Int.self, forKey: .limit) ?? 0)
+    default:
+      throw DecodingError.dataCorruptedError(forKey: .code, in: c, debugDescription: "unknown error code \(code)")
+    }
+  }
+}
+
+/// Formats seconds for messages: no trailing zeros, at most three decimals.
+func formatSeconds(_ seconds: Double) -> String {
+  guard seconds.isFinite else { return String(seconds) }
+  let millis = (seconds * 1000).rounded()
+  if millis.truncatingRemainder(dividingBy: 1000) == 0 { return String(Int64(millis / 1000)) }
+  var text = String(millis / 1000)
+  while text.hasSuffix("0") { text.removeLast() }
+  return text
+}

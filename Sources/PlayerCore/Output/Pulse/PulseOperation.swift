@@ -1,0 +1,38 @@
+import CPulseAudio
+
+/// One libpulse operation in flight: what to do when the server answers, and how to fail it when the
+/// connection goes away (libpulse then cancels operations without calling them back).
+///
+/// Passed to libpulse as retained userdata; the owner's table also holds it, so that a lost connection can
+/// fail and release every operation that will never be called back.
+final class PulseOperation {
+  let name: String
+  var handle: OpaquePointer?
+  /// Runs on the mainloop thread with the lock held, with the server's `success` flag.
+  let completion: (Bool) -> Void
+  /// Runs when the operation can never complete.
+  let failure: (PlayerError) -> Void
+  weak var owner: PulseOutput?
+
+  init(name: String, completion: @escaping (Bool) -> Void, failure: @escaping (PlayerError) -> Void) {
+    self.name = name
+    self.completion = completion
+    self.failure = failure
+  }
+
+  /// The trampoline for stream operations (`pa_stream_success_cb_t`).
+  static let streamCallback: pa_stream_success_cb_t = { _, success, userdata in
+    PulseOperation.finish(userdata, success: success != 0)
+  }
+
+  /// The trampoline for context operations (`pa_context_success_cb_t`).
+  static let contextCallback: pa_context_success_cb_t = { _, success, userdata in
+    PulseOperation.finish(userdata, success: success != 0)
+  }
+
+  private static func finish(_ userdata: UnsafeMutableRawPointer?, success: Bool) {
+    guard let userdata else { return }
+    let operation = Unmanaged<PulseOperation>.fromOpaque(userdata).takeRetainedValue()
+    operation.owner?.operationFinished(operation, success: success)
+  }
+}

@@ -1,0 +1,708 @@
+import CPulseAudio
+import Dispatch
+import Futures
+import Synchronization
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// Plays through a PulseAudio (or PipeWire-pulse) server with libpulse's asynchronous API; every future it
+/// returns resolves on the server's acknowledgement of the operation.
+///
+/// Threads: one `pa_threaded_mainloop` runs libpulse. Its callbacks copy audio and record acknowledgements;
+/// they never decode, wait or run user code — futures are settled from `settleQueue`, so a continuation can
+/// call straight back into this output. Decoding runs on `decodeQueue`, into a ``SampleRing``.
+///
+/// Which acknowledgement settles which operation:
+/// - `start`: the uncork (`pa_stream_cork(s, 0)`) callback, after the ring was prefilled;
+/// - `pause`: the cork callback, then a fresh timing update that freezes the position;
+/// - `seek`: cork (if running), flush, a timing update, refill, uncork (if it was running);
+/// - `stop`: cork and flush;
+/// - `setVolume`: `pa_context_set_sink_input_volume`'s callback;
+/// - end of track: `pa_stream_drain`, issued only while uncorked.
+///
+/// Mutable state is confined: every `var` below is read and written only with the mainloop lock held (or
+/// on the mainloop thread, which holds it while running callbacks), which the compiler cannot check — hence
+/// `@unchecked Sendable` on this class alone.
+public final class PulseOutput: AudioOutput, @unchecked Sendable {
+  /// Where to connect and how.
+  public struct Configuration: Sendable {
+    /// The server address (`unix:/path`, `tcp:host`), or nil for libpulse's default (`PULSE_SERVER`, then the
+    /// user's runtime directory).
+    public var server: String?
+    /// The sink to play to, or nil for the server's default.
+    public var sink: String?
+    /// The stream's target buffer length in seconds (the `tlength` buffer attribute).
+    public var targetLatency: Double
+    /// How long connecting may take before it fails.
+    public var connectTimeout: Double
+
+    /// Creates a configuration.
+    public init(server: String? = nil, sink: String? = nil, targetLatency: Double = 0.2, connectTimeout: Double = 2) {
+      self.server = server
+      self.sink = sink
+      self.targetLatency = targetLatency
+      self.connectTimeout = connectTimeout
+    }
+  }
+
+  private let configuration: Configuration
+  private let mainloop: OpaquePointer
+  private let settleQueue = DispatchQueue(label: "splay.pulse.settle")
+  private let decodeQueue = DispatchQueue(label: "splay.pulse.decode", qos: .userInitiated)
+  private let handler = Mutex<(@Sendable (OutputEvent) -> Void)?>(nil)
+  private let fillScheduled = Atomic<Bool>(false)
+
+  // Guarded by the mainloop lock.
+  private var context: OpaquePointer?
+  private var contextReady = false
+  private var connectWaiters: [(Result<Void, PlayerError>) -> Void] = []
+  private var stream: OpaquePointer?
+  private var streamReady: ((Result<Void, PlayerError>) -> Void)?
+  private var decoder: (any AudioDecoder)?
+  private var ring: SampleRing?
+  private var running = false
+  private var frameBytes = 4
+  private var sampleRate = 44_100
+  private var anchorSeconds = 0.0
+  private var anchorStreamTime: UInt64 = 0
+  private var lastPosition = 0.0
+  private var draining: PulseOperation?
+  private var volumePercent = 100
+  private var pending: [ObjectIdentifier: PulseOperation] = [:]
+
+  /// Creates an output; it connects on the first `open`.
+  public init(configuration: Configuration = Configuration()) {
+    self.configuration = configuration
+    mainloop = pa_threaded_mainloop_new()
+    pa_threaded_mainloop_start(mainloop)
+  }
+
+  deinit {
+    pa_threaded_mainloop_lock(mainloop)
+    teardownStream()
+    teardownContext(error: .outputLost(detail: "the output was closed"))
+    pa_threaded_mainloop_unlock(mainloop)
+    pa_threaded_mainloop_stop(mainloop)
+    pa_threaded_mainloop_free(mainloop)
+  }
+
+  /// `pulse:` and the server address tried.
+  public var destination: String { "pulse:" + serverName }
+
+  private var serverName: String {
+    configuration.server ?? getenv("PULSE_SERVER").map { String(cString: $0) } ?? "the default server"
+  }
+
+  /// Sets the receiver of events.
+  public func setEventHandler(_ handler: @escaping @Sendable (OutputEvent) -> Void) {
+    self.handler.withLock { $0 = handler }
+  }
+
+  // MARK: - Operations
+
+  /// Connects if needed, then creates a corked stream for the decoder's format at `seconds`.
+  public func open(_ decoder: any AudioDecoder, at seconds: Double, volume: Int) -> Future<
+    OutputConfirmation, PlayerError
+  > {
+    connect().flatMap { [self] _ in
+      let (future, resolver) = Future<Void, PlayerError>.pending()
+      locked {
+        createStream(for: decoder, at: seconds, volume: volume) { result in
+          self.settle { resolver.settle(with: Outcome(result)) }
+        }
+      }
+      return future.flatMap { [self] _ in prefill() }.map { _ in
+        OutputConfirmation(position: seconds, time: Self.now(), running: false)
+      }
+    }
+  }
+
+  /// Uncorks once the ring holds audio; resolves on the server's acknowledgement.
+  public func start() -> Future<OutputConfirmation, PlayerError> {
+    prefill().flatMap { [self] _ in
+      streamOperation("start") { stream, done in
+        self.pumpLocked()
+        return pa_stream_cork(stream, 0, PulseOperation.streamCallback, done)
+      } then: { [self] in
+        running = true
+        pumpLocked()
+        return OutputConfirmation(position: positionLocked(), time: Self.now(), running: true)
+      }
+    }
+  }
+
+  /// Corks, then reads a fresh timing update to freeze the position.
+  public func pause() -> Future<OutputConfirmation, PlayerError> {
+    streamOperation("pause") { stream, done in
+      pa_stream_cork(stream, 1, PulseOperation.streamCallback, done)
+    } then: { [self] in
+      running = false
+      cancelDrainLocked()
+      return nil
+    }.flatMap { [self] _ in timingUpdate("pause") }
+  }
+
+  /// Moves to `seconds`: cork, flush, refill from the new position, uncork if it was playing.
+  public func seek(to seconds: Double) -> Future<OutputConfirmation, PlayerError> {
+    reposition(to: seconds, name: "seek", resume: nil)
+  }
+
+  /// Corks and flushes, positioned at the start of the track.
+  public func stop() -> Future<OutputConfirmation, PlayerError> {
+    reposition(to: 0, name: "stop", resume: false)
+  }
+
+  /// Sets the stream's volume (PulseAudio's cubic scale, as `pactl` percentages).
+  public func setVolume(_ percent: Int) -> Future<Int, PlayerError> {
+    let level = min(max(percent, 0), 100)
+    let (future, resolver) = Future<Int, PlayerError>.pending()
+    locked {
+      guard let context, contextReady, let stream, pa_stream_get_state(stream) == PA_STREAM_READY else {
+        // No stream: the level is applied when the next stream is created, with that stream's acknowledgement.
+        volumePercent = level
+        settle { resolver.resolve(level) }
+        return
+      }
+      var volume = pa_cvolume()
+      pa_cvolume_set(&volume, UInt32(max(1, ringChannels)), Self.paVolume(level))
+      let index = pa_stream_get_index(stream)
+      issue(
+        "volume",
+        start: { done in
+          pa_context_set_sink_input_volume(context, index, &volume, PulseOperation.contextCallback, done)
+        },
+        completion: { [self] ok in
+          if ok { volumePercent = level }
+          let result: Result<Int, PlayerError> =
+            ok ? .success(level) : .failure(.outputFailed(operation: "volume", detail: lastErrorLocked()))
+          settle { resolver.settle(with: Outcome(result)) }
+        }, failure: { error in self.settle { resolver.reject(error) } })
+    }
+    return future
+  }
+
+  /// Reads the stream's position and state from a fresh timing update.
+  public func status() -> Future<OutputConfirmation, PlayerError> {
+    timingUpdate("status")
+  }
+
+  /// Closes the stream, keeping the connection.
+  public func close() -> Future<Void, PlayerError> {
+    locked { teardownStream() }
+    return .resolved(())
+  }
+
+  // MARK: - Connection
+
+  private func connect() -> Future<Void, PlayerError> {
+    let (future, resolver) = Future<Void, PlayerError>.pending()
+    locked {
+      if context != nil, contextReady {
+        settle { resolver.resolve() }
+        return
+      }
+      connectWaiters.append { result in self.settle { resolver.settle(with: Outcome(result)) } }
+      guard context == nil else { return }
+      let api = pa_threaded_mainloop_get_api(mainloop)
+      let props = pa_proplist_new()
+      pa_proplist_sets(props, PA_PROP_APPLICATION_NAME, "splay")
+      pa_proplist_sets(props, PA_PROP_APPLICATION_ID, "org.splay.player")
+      pa_proplist_sets(props, PA_PROP_MEDIA_ROLE, "music")
+      let ctx = pa_context_new_with_proplist(api, "splay", props)
+      pa_proplist_free(props)
+      context = ctx
+      pa_context_set_state_callback(
+        ctx,
+        { _, userdata in
+          Unmanaged<PulseOutput>.fromOpaque(userdata!).takeUnretainedValue().contextStateChanged()
+        }, Unmanaged.passUnretained(self).toOpaque())
+      if pa_context_connect(ctx, configuration.server, PA_CONTEXT_NOAUTOSPAWN, nil) < 0 {
+        failConnect(detail: lastErrorLocked())
+        return
+      }
+      // A deadline behind the wait: libpulse's own connect timeout is far longer than a player should hang.
+      let timeout = configuration.connectTimeout
+      let attempt = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(ctx)))
+      DispatchQueue.global().asyncAfter(deadline: .now() + timeout) { [weak self] in
+        self?.locked {
+          guard let self, !self.contextReady, let current = self.context,
+            UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(current))) == attempt
+          else { return }
+          self.failConnect(detail: "no answer within \(formatSeconds(timeout)) s")
+        }
+      }
+    }
+    return future
+  }
+
+  private func contextStateChanged() {
+    guard let context else { return }
+    switch pa_context_get_state(context) {
+    case PA_CONTEXT_READY:
+      contextReady = true
+      let waiters = connectWaiters
+      connectWaiters.removeAll()
+      for waiter in waiters { waiter(.success(())) }
+    case PA_CONTEXT_FAILED, PA_CONTEXT_TERMINATED:
+      if contextReady {
+        let error = PlayerError.outputLost(detail: "\(serverName): \(lastErrorLocked())")
+        teardownStream()
+        teardownContext(error: error)
+        let handler = handler.withLock { $0 }
+        settle { handler?(.lost(error)) }
+      } else {
+        failConnect(detail: lastErrorLocked())
+      }
+    default:
+      break
+    }
+  }
+
+  private func failConnect(detail: String) {
+    let waiters = connectWaiters
+    connectWaiters.removeAll()
+    teardownContext(error: .outputUnavailable(server: serverName, detail: detail))
+    for waiter in waiters { waiter(.failure(.outputUnavailable(server: serverName, detail: detail))) }
+  }
+
+  /// Forgets the context and fails every operation libpulse will now never call back.
+  private func teardownContext(error: PlayerError) {
+    let operations = pending.values
+    pending.removeAll()
+    for operation in operations {
+      if let handle = operation.handle {
+        pa_operation_cancel(handle)
+        pa_operation_unref(handle)
+      }
+      Unmanaged.passUnretained(operation).release()
+      operation.failure(error)
+    }
+    draining = nil
+    if let ctx = context {
+      pa_context_set_state_callback(ctx, nil, nil)
+      pa_context_disconnect(ctx)
+      pa_context_unref(ctx)
+    }
+    context = nil
+    contextReady = false
+  }
+
+  // MARK: - Stream
+
+  private var ringChannels: Int { ring?.channels ?? 2 }
+
+  private func createStream(
+    for decoder: any AudioDecoder, at seconds: Double, volume: Int,
+    ready: @escaping (Result<Void, PlayerError>) -> Void
+  ) {
+    teardownStream()
+    guard let context, contextReady else {
+      return ready(.failure(.outputLost(detail: "\(serverName): not connected")))
+    }
+    let info = decoder.info
+    var spec = pa_sample_spec(format: PA_SAMPLE_FLOAT32LE, rate: UInt32(info.sampleRate), channels: UInt8(info.channels))
+    guard pa_sample_spec_valid(&spec) != 0 else {
+      return ready(.failure(.unsupportedFormat(path: info.path, detail: "PulseAudio cannot play this sample format")))
+    }
+    let props = pa_proplist_new()
+    pa_proplist_sets(props, PA_PROP_MEDIA_ROLE, "music")
+    pa_proplist_sets(props, PA_PROP_MEDIA_NAME, info.displayTitle)
+    pa_proplist_sets(props, PA_PROP_MEDIA_FILENAME, info.path)
+    if let artist = info.artist { pa_proplist_sets(props, PA_PROP_MEDIA_ARTIST, artist) }
+    guard let s = pa_stream_new_with_proplist(context, info.displayTitle, &spec, nil, props) else {
+      pa_proplist_free(props)
+      return ready(.failure(.outputFailed(operation: "open", detail: lastErrorLocked())))
+    }
+    pa_proplist_free(props)
+    stream = s
+    self.decoder = decoder
+    frameBytes = info.channels * MemoryLayout<Float>.size
+    sampleRate = info.sampleRate
+    let ringFrames = max(Int(Double(info.sampleRate) * max(configuration.targetLatency, 0.05) * 2), 4096)
+    let ring = SampleRing(frames: ringFrames, channels: info.channels)
+    self.ring = ring
+    running = false
+    volumePercent = volume
+    let frame = Int64((seconds * Double(info.sampleRate)).rounded())
+    anchorSeconds = Double(min(max(frame, 0), info.frames)) / Double(info.sampleRate)
+    anchorStreamTime = 0
+    lastPosition = anchorSeconds
+    ring.invalidate()
+    refill(from: frame, ring: ring, decoder: decoder)
+
+    let me = Unmanaged.passUnretained(self).toOpaque()
+    streamReady = ready
+    pa_stream_set_state_callback(
+      s, { _, userdata in Unmanaged<PulseOutput>.fromOpaque(userdata!).takeUnretainedValue().streamStateChanged() },
+      me)
+    pa_stream_set_write_callback(
+      s, { _, _, userdata in Unmanaged<PulseOutput>.fromOpaque(userdata!).takeUnretainedValue().pumpLocked() }, me)
+    pa_stream_set_underflow_callback(
+      s,
+      { _, userdata in
+        let output = Unmanaged<PulseOutput>.fromOpaque(userdata!).takeUnretainedValue()
+        let handler = output.handler.withLock { $0 }
+        output.settle { handler?(.underflow) }
+      }, me)
+
+    var attr = pa_buffer_attr(
+      maxlength: UInt32.max, tlength: UInt32(pa_usec_to_bytes(UInt64(configuration.targetLatency * 1e6), &spec)),
+      prebuf: UInt32.max, minreq: UInt32.max, fragsize: UInt32.max)
+    var cv = pa_cvolume()
+    pa_cvolume_set(&cv, UInt32(info.channels), Self.paVolume(volume))
+    let flags = pa_stream_flags_t(
+      PA_STREAM_START_CORKED.rawValue | PA_STREAM_ADJUST_LATENCY.rawValue | PA_STREAM_AUTO_TIMING_UPDATE.rawValue
+        | PA_STREAM_INTERPOLATE_TIMING.rawValue)
+    if pa_stream_connect_playback(s, configuration.sink, &attr, flags, &cv, nil) < 0 {
+      streamReady = nil
+      teardownStream()
+      ready(.failure(.outputFailed(operation: "open", detail: lastErrorLocked())))
+    }
+  }
+
+  private func streamStateChanged() {
+    guard let stream else { return }
+    switch pa_stream_get_state(stream) {
+    case PA_STREAM_READY:
+      let ready = streamReady
+      streamReady = nil
+      ready?(.success(()))
+    case PA_STREAM_FAILED, PA_STREAM_TERMINATED:
+      let detail = lastErrorLocked()
+      if let ready = streamReady {
+        streamReady = nil
+        teardownStream()
+        ready(.failure(.outputFailed(operation: "open", detail: detail)))
+      } else if contextReady {
+        // The server killed the stream (its sink went away, for example): the track cannot continue.
+        let error = PlayerError.outputLost(detail: "the stream was closed by the server: \(detail)")
+        failPendingStreamOperations(error)
+        teardownStream()
+        let handler = handler.withLock { $0 }
+        settle { handler?(.lost(error)) }
+      }
+    default:
+      break
+    }
+  }
+
+  private func failPendingStreamOperations(_ error: PlayerError) {
+    for (key, operation) in pending where operation.name != "volume" {
+      pending[key] = nil
+      if let handle = operation.handle {
+        pa_operation_cancel(handle)
+        pa_operation_unref(handle)
+      }
+      Unmanaged.passUnretained(operation).release()
+      operation.failure(error)
+    }
+  }
+
+  private func teardownStream() {
+    if let stream {
+      pa_stream_set_state_callback(stream, nil, nil)
+      pa_stream_set_write_callback(stream, nil, nil)
+      pa_stream_set_underflow_callback(stream, nil, nil)
+      failPendingStreamOperations(.cancelled)
+      pa_stream_disconnect(stream)
+      pa_stream_unref(stream)
+    }
+    stream = nil
+    streamReady = nil
+    ring?.invalidate()
+    ring = nil
+    decoder = nil
+    running = false
+    draining = nil
+  }
+
+  // MARK: - Audio path
+
+  /// Writes what the ring holds into the server's buffer. Runs on the mainloop thread (write callback) or
+  /// with the lock held.
+  private func pumpLocked() {
+    guard let stream, let ring, pa_stream_get_state(stream) == PA_STREAM_READY else { return }
+    var writable = pa_stream_writable_size(stream)
+    while writable >= frameBytes, ring.availableFrames > 0 {
+      var data: UnsafeMutableRawPointer?
+      var bytes = writable
+      guard pa_stream_begin_write(stream, &data, &bytes) == 0, let data, bytes >= frameBytes else { break }
+      let (frames, _) = ring.pop(into: data, maxFrames: bytes / frameBytes)
+      guard frames > 0 else {
+        pa_stream_cancel_write(stream)
+        break
+      }
+      pa_stream_write(stream, data, frames * frameBytes, nil, 0, PA_SEEK_RELATIVE)
+      writable = pa_stream_writable_size(stream)
+    }
+    if ring.drained {
+      if running && draining == nil { startDrainLocked() }
+    } else {
+      scheduleFill()
+    }
+  }
+
+  private func startDrainLocked() {
+    guard let stream else { return }
+    let operation = issue(
+      "drain", start: { done in pa_stream_drain(stream, PulseOperation.streamCallback, done) },
+      completion: { [self] ok in
+        draining = nil
+        guard ok, running, let info = decoder?.info else { return }
+        running = false
+        let confirmation = OutputConfirmation(position: info.duration, time: Self.now(), running: false)
+        lastPosition = info.duration
+        let handler = handler.withLock { $0 }
+        settle { handler?(.trackFinished(confirmation)) }
+      }, failure: { _ in })
+    draining = operation
+  }
+
+  private func cancelDrainLocked() {
+    guard let operation = draining else { return }
+    draining = nil
+    pending[ObjectIdentifier(operation)] = nil
+    if let handle = operation.handle {
+      pa_operation_cancel(handle)
+      pa_operation_unref(handle)
+    }
+    Unmanaged.passUnretained(operation).release()
+  }
+
+  /// Decodes more audio on the decoding queue, unless a fill is already on its way.
+  private func scheduleFill() {
+    guard let ring, let decoder, !fillScheduled.exchange(true, ordering: .acquiringAndReleasing) else { return }
+    decodeQueue.async { [self] in
+      fillScheduled.store(false, ordering: .releasing)
+      fill(ring: ring, decoder: decoder)
+    }
+  }
+
+  /// Moves the decoder to `frame` and refills the ring from there, on the decoding queue.
+  private func refill(from frame: Int64, ring: SampleRing, decoder: any AudioDecoder) {
+    decodeQueue.async { [self] in
+      let reached = (try? decoder.seek(toFrame: frame)) ?? 0
+      _ = ring.reset(toFrame: reached)
+      fill(ring: ring, decoder: decoder)
+    }
+  }
+
+  /// Decodes until the ring is full or the track ends, then hands the audio to the server. Runs on
+  /// `decodeQueue`, never on the mainloop thread.
+  private func fill(ring: SampleRing, decoder: any AudioDecoder) {
+    let chunk = 4096
+    let scratch = UnsafeMutableBufferPointer<Float>.allocate(capacity: chunk * ring.channels)
+    defer { scratch.deallocate() }
+    var wrote = false
+    while true {
+      let (generation, free, ended) = ring.fillState
+      guard !ended, free > 0 else { break }
+      let want = min(free, chunk)
+      let frames = (try? decoder.read(into: scratch, frames: want)) ?? 0
+      let slice = UnsafeBufferPointer(rebasing: scratch[0..<(frames * ring.channels)])
+      guard ring.push(slice, generation: generation, endOfTrack: frames == 0) else { break }
+      wrote = true
+      if frames == 0 { break }
+    }
+    if wrote { locked { if ring === self.ring { pumpLocked() } } }
+  }
+
+  /// Resolves once the ring holds a first buffer of audio (or the whole rest of the track).
+  private func prefill() -> Future<Void, PlayerError> {
+    let (future, resolver) = Future<Void, PlayerError>.pending()
+    let ring = locked { self.ring }
+    guard let ring else {
+      resolver.reject(.outputFailed(operation: "start", detail: "no stream is open"))
+      return future
+    }
+    let wanted = max(1, Int(Double(sampleRate) * 0.05))
+    // Decoding is queued before this check, so by the time it runs on the same serial queue the first
+    // buffer is either there or the track is shorter.
+    decodeQueue.async { [self] in
+      if ring.availableFrames < wanted, !ring.fillState.endOfTrack, let decoder = locked({ self.decoder }) {
+        fill(ring: ring, decoder: decoder)
+      }
+      settle { resolver.resolve() }
+    }
+    return future
+  }
+
+  /// Seek and stop: cork if running, flush, move the decoder, refill, and uncork again when `resume` says so
+  /// (nil: as it was).
+  private func reposition(to seconds: Double, name: String, resume: Bool?) -> Future<OutputConfirmation, PlayerError> {
+    let (future, resolver) = Future<OutputConfirmation, PlayerError>.pending()
+    locked {
+      guard let stream, let ring, let decoder, pa_stream_get_state(stream) == PA_STREAM_READY else {
+        settle { resolver.reject(.outputFailed(operation: name, detail: "no stream is open")) }
+        return
+      }
+      let wasRunning = running
+      let target = min(max(Int64((seconds * Double(sampleRate)).rounded()), 0), decoder.info.frames)
+      cancelDrainLocked()
+      ring.invalidate()
+      running = false
+      if wasRunning {
+        issue(
+          name + " (cork)", start: { done in pa_stream_cork(stream, 1, PulseOperation.streamCallback, done) },
+          completion: { _ in }, failure: { _ in })
+      }
+      issue(
+        name + " (flush)", start: { done in pa_stream_flush(stream, PulseOperation.streamCallback, done) },
+        completion: { [self] ok in
+          guard ok else {
+            return settle { resolver.reject(.outputFailed(operation: name, detail: self.lastErrorLocked())) }
+          }
+          refill(from: target, ring: ring, decoder: decoder)
+          anchorAfterFlush(seconds: Double(target) / Double(sampleRate)) { [self] result in
+            guard case .success = result else {
+              return settle { resolver.settle(with: Outcome(result.map { _ in OutputConfirmation(position: 0, time: 0, running: false) })) }
+            }
+            let restart = resume ?? wasRunning
+            guard restart else {
+              let confirmation = OutputConfirmation(position: anchorSeconds, time: Self.now(), running: false)
+              return settle { resolver.resolve(confirmation) }
+            }
+            settle {
+              self.start().always { outcome in
+                switch outcome {
+                case .success(let confirmation): resolver.resolve(confirmation)
+                case .failure(let error): resolver.reject(error)
+                case .cancelled: resolver.reject(.cancelled)
+                }
+              }
+            }
+          }
+        }, failure: { error in self.settle { resolver.reject(error) } })
+    }
+    return future
+  }
+
+  /// After a flush the server's read index is where new audio will start: record the stream time there as
+  /// the anchor for `seconds`.
+  private func anchorAfterFlush(seconds: Double, _ done: @escaping (Result<Void, PlayerError>) -> Void) {
+    guard let stream else { return done(.failure(.outputLost(detail: "the stream is gone"))) }
+    issue(
+      "timing", start: { ticket in pa_stream_update_timing_info(stream, PulseOperation.streamCallback, ticket) },
+      completion: { [self] _ in
+        var usec: pa_usec_t = 0
+        if pa_stream_get_time(stream, &usec) == 0 { anchorStreamTime = usec }
+        anchorSeconds = seconds
+        lastPosition = seconds
+        done(.success(()))
+      }, failure: { error in done(.failure(error)) })
+  }
+
+  /// Requests a timing update and confirms the position it gives.
+  private func timingUpdate(_ name: String) -> Future<OutputConfirmation, PlayerError> {
+    let (future, resolver) = Future<OutputConfirmation, PlayerError>.pending()
+    locked {
+      guard let stream, pa_stream_get_state(stream) == PA_STREAM_READY else {
+        settle { resolver.reject(.outputFailed(operation: name, detail: "no stream is open")) }
+        return
+      }
+      issue(
+        name, start: { done in pa_stream_update_timing_info(stream, PulseOperation.streamCallback, done) },
+        completion: { [self] _ in
+          let confirmation = OutputConfirmation(position: positionLocked(), time: Self.now(), running: running)
+          settle { resolver.resolve(confirmation) }
+        }, failure: { error in self.settle { resolver.reject(error) } })
+    }
+    return future
+  }
+
+  /// The played position: the anchor plus the stream time since it, clamped to the track and never moving
+  /// backwards between seeks.
+  private func positionLocked() -> Double {
+    guard let stream, let info = decoder?.info else { return lastPosition }
+    var usec: pa_usec_t = 0
+    guard pa_stream_get_time(stream, &usec) == 0 else { return lastPosition }  // -PA_ERR_NODATA: hold
+    let elapsed = usec >= anchorStreamTime ? Double(usec - anchorStreamTime) / 1e6 : 0
+    let position = min(max(anchorSeconds + elapsed, lastPosition), info.duration)
+    lastPosition = position
+    return position
+  }
+
+  // MARK: - Plumbing
+
+  /// Issues a stream operation on the open stream; `then` runs (lock held) when it succeeded.
+  private func streamOperation(
+    _ name: String, _ start: @escaping (OpaquePointer, UnsafeMutableRawPointer) -> OpaquePointer?,
+    then: @escaping () -> OutputConfirmation?
+  ) -> Future<OutputConfirmation, PlayerError> {
+    let (future, resolver) = Future<OutputConfirmation, PlayerError>.pending()
+    locked {
+      guard let stream, pa_stream_get_state(stream) == PA_STREAM_READY else {
+        settle { resolver.reject(.outputFailed(operation: name, detail: "no stream is open")) }
+        return
+      }
+      issue(
+        name, start: { done in start(stream, done) },
+        completion: { [self] ok in
+          guard ok else {
+            let error = PlayerError.outputFailed(operation: name, detail: lastErrorLocked())
+            return settle { resolver.reject(error) }
+          }
+          let confirmation =
+            then() ?? OutputConfirmation(position: positionLocked(), time: Self.now(), running: running)
+          settle { resolver.resolve(confirmation) }
+        }, failure: { error in self.settle { resolver.reject(error) } })
+    }
+    return future
+  }
+
+  /// Starts a libpulse operation whose callback is a ``PulseOperation`` trampoline. Lock held.
+  @discardableResult
+  private func issue(
+    _ name: String, start: (UnsafeMutableRawPointer) -> OpaquePointer?,
+    completion: @escaping (Bool) -> Void, failure: @escaping (PlayerError) -> Void
+  ) -> PulseOperation? {
+    let operation = PulseOperation(name: name, completion: completion, failure: failure)
+    operation.owner = self
+    let userdata = Unmanaged.passRetained(operation).toOpaque()
+    guard let handle = start(userdata) else {
+      Unmanaged<PulseOperation>.fromOpaque(userdata).release()
+      failure(.outputFailed(operation: name, detail: lastErrorLocked()))
+      return nil
+    }
+    operation.handle = handle
+    pending[ObjectIdentifier(operation)] = operation
+    return operation
+  }
+
+  /// Called by the trampoline on the mainloop thread.
+  func operationFinished(_ operation: PulseOperation, success: Bool) {
+    guard pending.removeValue(forKey: ObjectIdentifier(operation)) != nil else { return }
+    if let handle = operation.handle { pa_operation_unref(handle) }
+    operation.handle = nil
+    operation.completion(success)
+  }
+
+  private func lastErrorLocked() -> String {
+    guard let context else { return "not connected" }
+    return String(cString: pa_strerror(pa_context_errno(context)))
+  }
+
+  /// Runs `body` with the mainloop lock held. Never called on the mainloop thread itself.
+  private func locked<T>(_ body: () -> T) -> T {
+    pa_threaded_mainloop_lock(mainloop)
+    defer { pa_threaded_mainloop_unlock(mainloop) }
+    return body()
+  }
+
+  /// Settles futures off the mainloop thread, so continuations never run there.
+  private func settle(_ body: @escaping @Sendable () -> Void) {
+    settleQueue.async(execute: body)
+  }
+
+  static func paVolume(_ percent: Int) -> pa_volume_t {
+    pa_volume_t(Double(PA_VOLUME_NORM) * Double(min(max(percent, 0), 100)) / 100)
+  }
+
+  static func now() -> UInt64 {
+    var ts = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
+  }
+}

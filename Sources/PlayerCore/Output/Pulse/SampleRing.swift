@@ -1,0 +1,122 @@
+import Synchronization
+
+/// Decoded audio waiting for the server: a fixed ring of interleaved float samples, filled by the decoding
+/// queue and emptied by the PulseAudio write callback.
+///
+/// Its storage is allocated once per stream, so the audio path never allocates. The lock is held only for a
+/// `memcpy` on either side. Every seek or stop bumps the ``generation``; audio decoded for an older generation
+/// is refused, so stale audio can never reach the server after a seek.
+final class SampleRing: Sendable {
+  private struct Storage: ~Copyable {
+    /// The samples' base address as an integer: the lock then holds only plain values, which lets the
+    /// compiler prove the region-based isolation of the callers' pointers (they are copied from, never kept).
+    let address: UInt
+    var readIndex = 0
+    var count = 0
+    var generation: UInt64 = 0
+    /// The track frame of the sample at `readIndex`.
+    var frame: Int64 = 0
+    var endOfTrack = false
+    /// Set by ``invalidate()``: nothing is accepted until the decoder has moved and called ``reset(toFrame:)``.
+    var suspended = false
+
+    var buffer: UnsafeMutablePointer<Float> { UnsafeMutablePointer(bitPattern: address)! }
+
+    deinit { buffer.deallocate() }
+  }
+
+  private let storage: Mutex<Storage>
+  /// Samples per frame.
+  let channels: Int
+  /// Capacity in samples.
+  let capacity: Int
+
+  init(frames: Int, channels: Int) {
+    self.channels = channels
+    self.capacity = frames * channels
+    let buffer = UnsafeMutableBufferPointer<Float>.allocate(capacity: frames * channels)
+    buffer.initialize(repeating: 0)
+    storage = Mutex(Storage(address: UInt(bitPattern: buffer.baseAddress!)))
+  }
+
+  /// Empties the ring at once and refuses audio until ``reset(toFrame:)``: called when a seek or stop begins,
+  /// so that neither buffered audio nor audio being decoded for the old position can be written afterwards.
+  func invalidate() {
+    storage.withLock { s in
+      s.generation &+= 1
+      s.readIndex = 0
+      s.count = 0
+      s.endOfTrack = false
+      s.suspended = true
+    }
+  }
+
+  /// Empties the ring for a new position (the decoder is already there) and returns the new generation.
+  func reset(toFrame frame: Int64) -> UInt64 {
+    storage.withLock { s in
+      s.suspended = false
+      s.generation &+= 1
+      s.readIndex = 0
+      s.count = 0
+      s.frame = frame
+      s.endOfTrack = false
+      return s.generation
+    }
+  }
+
+  /// The current generation, free frames and whether the track's end has been queued.
+  var fillState: (generation: UInt64, freeFrames: Int, endOfTrack: Bool) {
+    storage.withLock { s in (s.generation, s.suspended ? 0 : (capacity - s.count) / channels, s.endOfTrack) }
+  }
+
+  /// Frames ready to be written.
+  var availableFrames: Int { storage.withLock { $0.count / channels } }
+
+  /// True when the decoder reached the end and everything was handed to the server.
+  var drained: Bool { storage.withLock { $0.endOfTrack && $0.count == 0 } }
+
+  /// Appends decoded frames if `generation` is still current; returns false when they are stale.
+  func push(_ samples: UnsafeBufferPointer<Float>, generation: UInt64, endOfTrack: Bool) -> Bool {
+    let sourceAddress = UInt(bitPattern: samples.baseAddress)
+    let sampleCount = samples.count
+    return storage.withLock { s in
+      let sourceBase = UnsafePointer<Float>(bitPattern: sourceAddress)
+      guard s.generation == generation, !s.suspended else { return false }
+      var writeIndex = (s.readIndex + s.count) % capacity
+      var remaining = min(sampleCount, capacity - s.count)
+      var source = 0
+      while remaining > 0 {
+        let chunk = min(remaining, capacity - writeIndex)
+        s.buffer.advanced(by: writeIndex).update(from: sourceBase!.advanced(by: source), count: chunk)
+        s.count += chunk
+        source += chunk
+        remaining -= chunk
+        writeIndex = (writeIndex + chunk) % capacity
+      }
+      if endOfTrack { s.endOfTrack = true }
+      return true
+    }
+  }
+
+  /// Copies up to `maxFrames` frames into `destination` and returns how many frames, and the track frame
+  /// of the first one.
+  func pop(into destination: UnsafeMutableRawPointer, maxFrames: Int) -> (frames: Int, firstFrame: Int64) {
+    let targetAddress = UInt(bitPattern: destination)
+    return storage.withLock { s in
+      let frames = min(maxFrames, s.count / channels)
+      var remaining = frames * channels
+      var target = UnsafeMutablePointer<Float>(bitPattern: targetAddress)!
+      let first = s.frame
+      while remaining > 0 {
+        let chunk = min(remaining, capacity - s.readIndex)
+        target.update(from: s.buffer.advanced(by: s.readIndex), count: chunk)
+        target = target.advanced(by: chunk)
+        s.readIndex = (s.readIndex + chunk) % capacity
+        s.count -= chunk
+        remaining -= chunk
+      }
+      s.frame += Int64(frames)
+      return (frames, first)
+    }
+  }
+}

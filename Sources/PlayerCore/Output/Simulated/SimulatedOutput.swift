@@ -1,0 +1,343 @@
+import Futures
+import Synchronization
+
+/// A deterministic audio output on a ``VirtualClock``: it "plays" by moving a position as virtual time passes,
+/// records which frames it played, and lets a test hold, delay, fail or drop each acknowledgement.
+///
+/// It is also a product feature: `splay run --output simulated` checks a playback script's expectations with no
+/// sound server, and a 10-minute script takes no wall time.
+///
+/// The effect of an operation happens when it is acknowledged, as with a real server: a held `pause` leaves
+/// the stream playing until ``releaseHeld()``. A dropped acknowledgement means the operation took effect but the
+/// answer never came, the worst case for honesty; the controller's deadline and re-read handle it.
+public final class SimulatedOutput: AudioOutput {
+  /// The operations whose acknowledgements can be controlled.
+  public enum Operation: String, CaseIterable, Sendable {
+    case open, start, pause, seek, stop, volume, status, close
+  }
+
+  /// How the output acknowledges an operation.
+  public enum Acknowledgement: Equatable, Sendable {
+    /// At once, in the call.
+    case immediate
+    /// After this much virtual time.
+    case after(Duration)
+    /// Not until ``SimulatedOutput/releaseHeld()``.
+    case hold
+    /// Refused with this error; nothing changes.
+    case fail(PlayerError)
+    /// Done, but never answered.
+    case drop
+  }
+
+  /// A run of consecutive frames of one track that reached the (virtual) speakers.
+  public struct PlayedSegment: Equatable, Sendable {
+    /// The track's path.
+    public var path: String
+    /// First frame played.
+    public var startFrame: Int64
+    /// One past the last frame played.
+    public var endFrame: Int64
+  }
+
+  private struct Stream {
+    var decoder: any AudioDecoder
+    var frame: Int64
+    var running: Bool
+    var since: VirtualClock.Instant
+    var endToken: UInt64?
+  }
+
+  private struct State {
+    var stream: Stream?
+    var volume = 100
+    var policies: [Operation: Acknowledgement] = [:]
+    var held: [@Sendable () -> Void] = []
+    var played: [PlayedSegment] = []
+    var handler: (@Sendable (OutputEvent) -> Void)?
+    var generation: UInt64 = 0
+    var lost = false
+    var pending: [UInt64: @Sendable (PlayerError) -> Void] = [:]
+    var nextPending: UInt64 = 0
+  }
+
+  /// The clock that drives playback and delayed acknowledgements.
+  public let clock: VirtualClock
+  private let state = Mutex(State())
+
+  /// Creates an output on `clock`; every acknowledgement is immediate until told otherwise.
+  public init(clock: VirtualClock = VirtualClock()) {
+    self.clock = clock
+  }
+
+  /// Where audio goes: nowhere real.
+  public var destination: String { "simulated" }
+
+  /// Sets how `operation` is acknowledged from now on.
+  public func setAcknowledgement(_ acknowledgement: Acknowledgement, for operation: Operation) {
+    state.withLock { $0.policies[operation] = acknowledgement }
+  }
+
+  /// Acknowledges every held operation, in the order they were requested.
+  public func releaseHeld() {
+    let held = state.withLock { s in
+      defer { s.held.removeAll() }
+      return s.held
+    }
+    for action in held { action() }
+  }
+
+  /// How many acknowledgements are held.
+  public var heldCount: Int { state.withLock { $0.held.count } }
+
+  /// The frames played so far, merged into runs.
+  public var played: [PlayedSegment] { state.withLock { $0.played } }
+
+  /// The volume in effect at the output.
+  public var volume: Int { state.withLock { $0.volume } }
+
+  /// Whether the stream is running (uncorked) right now.
+  public var isRunning: Bool { state.withLock { $0.stream?.running ?? false } }
+
+  /// The position the output has played, in seconds, right now.
+  public var currentPosition: Double {
+    state.withLock { s in
+      guard let stream = s.stream else { return 0 }
+      return Double(frame(of: stream, at: clock.now)) / Double(stream.decoder.info.sampleRate)
+    }
+  }
+
+  /// Simulates the loss of the server: every unanswered operation fails with `error`, the stream is gone and
+  /// a `lost` event is sent. Later operations fail with `error` until ``restore()``.
+  public func loseConnection(_ error: PlayerError = .outputLost(detail: "simulated server loss")) {
+    let (failures, handler) = state.withLock { s in
+      settleStream(&s, at: clock.now)
+      if let token = s.stream?.endToken { clock.cancel(token) }
+      s.stream = nil
+      s.lost = true
+      s.held.removeAll()
+      s.generation += 1
+      defer { s.pending.removeAll() }
+      return (Array(s.pending.values), s.handler)
+    }
+    for fail in failures { fail(error) }
+    handler?(.lost(error))
+  }
+
+  /// Lets the simulated server answer again after ``loseConnection(_:)``.
+  public func restore() {
+    state.withLock { $0.lost = false }
+  }
+
+  // MARK: AudioOutput
+
+  /// Sets the event receiver.
+  public func setEventHandler(_ handler: @escaping @Sendable (OutputEvent) -> Void) {
+    state.withLock { $0.handler = handler }
+  }
+
+  /// Opens a corked stream at `seconds`.
+  public func open(_ decoder: any AudioDecoder, at seconds: Double, volume: Int) -> Future<
+    OutputConfirmation, PlayerError
+  > {
+    acknowledge(.open) { s, now in
+      if let token = s.stream?.endToken { self.clock.cancel(token) }
+      let rate = Double(decoder.info.sampleRate)
+      let frame = min(max(Int64((seconds * rate).rounded()), 0), decoder.info.frames)
+      s.stream = Stream(decoder: decoder, frame: frame, running: false, since: now, endToken: nil)
+      s.volume = volume
+      return self.confirmation(s, now)
+    }
+  }
+
+  /// Uncorks.
+  public func start() -> Future<OutputConfirmation, PlayerError> {
+    acknowledge(.start) { s, now in
+      try self.requireStream(s)
+      self.settleStream(&s, at: now)
+      s.stream?.running = true
+      self.scheduleEnd(&s, now: now)
+      return self.confirmation(s, now)
+    }
+  }
+
+  /// Corks.
+  public func pause() -> Future<OutputConfirmation, PlayerError> {
+    acknowledge(.pause) { s, now in
+      try self.requireStream(s)
+      self.settleStream(&s, at: now)
+      s.stream?.running = false
+      self.scheduleEnd(&s, now: now)
+      return self.confirmation(s, now)
+    }
+  }
+
+  /// Moves to `seconds`, keeping running or corked.
+  public func seek(to seconds: Double) -> Future<OutputConfirmation, PlayerError> {
+    acknowledge(.seek) { s, now in
+      try self.requireStream(s)
+      self.settleStream(&s, at: now)
+      guard let stream = s.stream else { throw PlayerError.invalidState(command: "seek", state: "closed") }
+      let rate = Double(stream.decoder.info.sampleRate)
+      s.stream?.frame = min(max(Int64((seconds * rate).rounded()), 0), stream.decoder.info.frames)
+      self.scheduleEnd(&s, now: now)
+      return self.confirmation(s, now)
+    }
+  }
+
+  /// Corks and rewinds to 0.
+  public func stop() -> Future<OutputConfirmation, PlayerError> {
+    acknowledge(.stop) { s, now in
+      try self.requireStream(s)
+      self.settleStream(&s, at: now)
+      s.stream?.running = false
+      s.stream?.frame = 0
+      self.scheduleEnd(&s, now: now)
+      return self.confirmation(s, now)
+    }
+  }
+
+  /// Sets the volume.
+  public func setVolume(_ percent: Int) -> Future<Int, PlayerError> {
+    acknowledge(.volume) { s, _ in
+      s.volume = percent
+      return percent
+    }
+  }
+
+  /// Reports the real state.
+  public func status() -> Future<OutputConfirmation, PlayerError> {
+    acknowledge(.status) { s, now in
+      try self.requireStream(s)
+      self.settleStream(&s, at: now)
+      return self.confirmation(s, now)
+    }
+  }
+
+  /// Closes the stream.
+  public func close() -> Future<Void, PlayerError> {
+    acknowledge(.close) { s, now in
+      self.settleStream(&s, at: now)
+      if let token = s.stream?.endToken { self.clock.cancel(token) }
+      s.stream = nil
+    }
+  }
+
+  // MARK: Internals
+
+  /// Runs `effect` when the acknowledgement policy for `operation` says the server answers.
+  private func acknowledge<T: Sendable>(
+    _ operation: Operation, _ effect: @escaping @Sendable (inout State, VirtualClock.Instant) throws -> T
+  ) -> Future<T, PlayerError> {
+    let (future, resolver) = Future<T, PlayerError>.pending()
+    let (policy, lost, generation, pendingID) = state.withLock { s in
+      s.nextPending += 1
+      s.pending[s.nextPending] = { error in resolver.reject(error) }
+      return (s.policies[operation] ?? .immediate, s.lost, s.generation, s.nextPending)
+    }
+    if lost {
+      state.withLock { _ = $0.pending.removeValue(forKey: pendingID) }
+      resolver.reject(.outputLost(detail: "simulated server loss"))
+      return future
+    }
+    resolver.onCancel { [weak self] in self?.state.withLock { _ = $0.pending.removeValue(forKey: pendingID) } }
+    let answer: @Sendable (Bool) -> Void = { [self] reply in
+      let result = state.withLock { s -> Result<T, PlayerError>? in
+        // A dropped answer keeps its entry, so that a later loss of the server still fails the future.
+        guard s.generation == generation, s.pending[pendingID] != nil else { return nil }
+        if reply { s.pending[pendingID] = nil }
+        do {
+          return .success(try effect(&s, clock.now))
+        } catch let error as PlayerError {
+          return .failure(error)
+        } catch {
+          return .failure(.outputFailed(operation: operation.rawValue, detail: "\(error)"))
+        }
+      }
+      guard reply, let result else { return }
+      switch result {
+      case .success(let value): resolver.resolve(value)
+      case .failure(let error): resolver.reject(error)
+      }
+    }
+    switch policy {
+    case .immediate:
+      answer(true)
+    case .after(let delay):
+      clock.schedule(at: clock.now.advanced(by: delay)) { answer(true) }
+    case .hold:
+      state.withLock { $0.held.append { answer(true) } }
+    case .fail(let error):
+      state.withLock { _ = $0.pending.removeValue(forKey: pendingID) }
+      resolver.reject(error)
+    case .drop:
+      answer(false)
+    }
+    return future
+  }
+
+  private func requireStream(_ s: State) throws {
+    guard s.stream != nil else { throw PlayerError.outputFailed(operation: "stream", detail: "no stream is open") }
+  }
+
+  private func frame(of stream: Stream, at now: VirtualClock.Instant) -> Int64 {
+    guard stream.running else { return stream.frame }
+    let elapsed = stream.since.duration(to: now)
+    let rate = stream.decoder.info.sampleRate
+    let seconds = elapsed.components.seconds
+    let atto = elapsed.components.attoseconds
+    let frames = seconds * Int64(rate) + Int64((Double(atto) / 1e18 * Double(rate)).rounded(.down))
+    return min(stream.frame + frames, stream.decoder.info.frames)
+  }
+
+  /// Brings the stream's position up to `now`, recording the frames that played meanwhile.
+  private func settleStream(_ s: inout State, at now: VirtualClock.Instant) {
+    guard let stream = s.stream else { return }
+    let reached = frame(of: stream, at: now)
+    if reached > stream.frame {
+      let path = stream.decoder.info.path
+      if let last = s.played.last, last.path == path, last.endFrame == stream.frame {
+        s.played[s.played.count - 1].endFrame = reached
+      } else {
+        s.played.append(PlayedSegment(path: path, startFrame: stream.frame, endFrame: reached))
+      }
+    }
+    s.stream?.frame = reached
+    s.stream?.since = now
+  }
+
+  /// Schedules the end-of-track event for a running stream (and forgets the old one).
+  private func scheduleEnd(_ s: inout State, now: VirtualClock.Instant) {
+    guard let stream = s.stream else { return }
+    if let token = stream.endToken { clock.cancel(token) }
+    s.stream?.endToken = nil
+    guard stream.running else { return }
+    let info = stream.decoder.info
+    let remaining = Double(info.frames - stream.frame) / Double(info.sampleRate)
+    let generation = s.generation
+    let token = clock.schedule(at: now.advanced(by: .nanoseconds(Int64((remaining * 1e9).rounded(.up))))) {
+      [self] in
+      let (handler, finished) = state.withLock { s -> ((@Sendable (OutputEvent) -> Void)?, OutputConfirmation?) in
+        guard s.generation == generation, s.stream != nil else { return (nil, nil) }
+        settleStream(&s, at: clock.now)
+        s.stream?.running = false
+        s.stream?.endToken = nil
+        return (s.handler, confirmation(s, clock.now))
+      }
+      if let finished { handler?(.trackFinished(finished)) }
+    }
+    s.stream?.endToken = token
+  }
+
+  private func confirmation(_ s: State, _ now: VirtualClock.Instant) -> OutputConfirmation {
+    guard let stream = s.stream else { return OutputConfirmation(position: 0, time: nanoseconds(now), running: false) }
+    return OutputConfirmation(
+      position: Double(stream.frame) / Double(stream.decoder.info.sampleRate), time: nanoseconds(now),
+      running: stream.running)
+  }
+
+  private func nanoseconds(_ instant: VirtualClock.Instant) -> UInt64 {
+    let c = instant.offset.components
+    return UInt64(max(0, c.seconds)) * 1_000_000_000 + UInt64(max(0, c.attoseconds) / 1_000_000_000)
+  }
+}

@@ -1,0 +1,58 @@
+/// A parsed playback script: player commands, waits and expectations, one per line.
+///
+/// ```
+/// load fixtures/media/ladder-44k-stereo.flac
+/// play
+/// wait 0.5
+/// pause
+/// expect state paused
+/// expect position 0.5 ± 0.1
+/// ```
+public struct PlaybackScript: Equatable, Sendable {
+  /// One line that does something, with its 1-based line number.
+  public struct Step: Equatable, Sendable {
+    /// The line number in the script, counting from 1.
+    public var line: Int
+    /// What the line says.
+    public var action: ScriptAction
+  }
+
+  /// Where the script came from (a path or `-`), for messages.
+  public var name: String
+  /// The steps in order; comments and blank lines are gone.
+  public var steps: [Step]
+
+  /// Creates a script from steps.
+  public init(name: String, steps: [Step]) {
+    self.name = name
+    self.steps = steps
+  }
+}
+
+/// What one script line does.
+public enum ScriptAction: Equatable, Sendable {
+  /// Sends a player command and waits for its future.
+  case command(PlayerCommand)
+  /// Lets time pass.
+  case wait(seconds: Double)
+  /// Waits until the confirmed state has `status`, failing after `timeout` seconds.
+  case waitUntil(status: String, timeout: Double)
+  /// Checks a confirmed value.
+  case expect(Expectation)
+  /// Checks that the previous command failed with this error code.
+  case expectError(code: String)
+}
+
+/// A check of the confirmed state.
+public enum Expectation: Equatable, Sendable {
+  /// The status name (`playing`, `paused`, …).
+  case state(String)
+  /// The position in seconds, within a tolerance.
+  case position(Double, tolerance: Double)
+  /// The volume in percent.
+  case volume(Int)
+  /// The 1-based queue index of the current track.
+  case track(Int)
+  /// The current track's title (its tag, or its file name when untagged).
+  case title(String)
+}

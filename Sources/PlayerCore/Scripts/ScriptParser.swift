@@ -1,0 +1,196 @@
+/// Parses playback scripts: the command vocabulary of ``CommandParser`` plus `wait` and `expect` lines.
+///
+/// The whole script is parsed before anything runs, so a typo on line 40 is reported before any audio starts.
+public enum ScriptParser {
+  /// The longest line accepted, in bytes.
+  public static let maximumLineLength = 64 * 1024
+  /// The most lines a script may have.
+  public static let maximumLines = 100_000
+  /// Statuses that `wait until` and `expect state` know.
+  public static let statusNames = ["idle", "loading", "playing", "paused", "stopped", "ended", "failed"]
+  /// Error codes that `expect error` knows.
+  public static let errorCodes = [
+    "file-not-found", "permission-denied", "not-a-file", "unsupported-format", "output-unavailable", "output-lost",
+    "output-failed", "invalid-state", "timeout", "cancelled", "limit-exceeded",
+  ]
+
+  /// A parse error: the line, and the column within it.
+  public struct Failure: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The script's name.
+    public var script: String
+    /// The 1-based line.
+    public var line: Int
+    /// The underlying error, with its column.
+    public var error: CommandParseError
+
+    /// `SCRIPT:LINE:COLUMN: message`, the form compilers use, so editors can jump to it.
+    public var description: String {
+      error.column > 0 ? "\(script):\(line):\(error.column): \(error.message)" : "\(script):\(line): \(error.message)"
+    }
+  }
+
+  /// Parses a whole script.
+  public static func parse(_ text: String, name: String) throws(Failure) -> PlaybackScript {
+    var steps: [PlaybackScript.Step] = []
+    var lineNumber = 0
+    for raw in text.split(separator: "\n", omittingEmptySubsequences: false) {
+      lineNumber += 1
+      guard lineNumber <= maximumLines else {
+        throw Failure(
+          script: name, line: lineNumber,
+          error: CommandParseError(column: 0, message: "the script is longer than \(maximumLines) lines"))
+      }
+      var line = raw
+      if line.hasSuffix("\r") { line = line.dropLast() }
+      guard line.utf8.count <= maximumLineLength else {
+        throw Failure(
+          script: name, line: lineNumber,
+          error: CommandParseError(column: 0, message: "the line is longer than \(maximumLineLength) bytes"))
+      }
+      do {
+        if let action = try parseLine(line) {
+          steps.append(PlaybackScript.Step(line: lineNumber, action: action))
+        }
+      } catch {
+        throw Failure(script: name, line: lineNumber, error: error)
+      }
+    }
+    return PlaybackScript(name: name, steps: steps)
+  }
+
+  /// Parses one line; nil for a blank line or a comment.
+  public static func parseLine(_ line: Substring) throws(CommandParseError) -> ScriptAction? {
+    let tokens = try CommandTokenizer.tokenize(stripComment(line))
+    guard let first = tokens.first else { return nil }
+    switch first.text.lowercased() {
+    case "wait":
+      return try parseWait(tokens)
+    case "expect":
+      return try parseExpect(tokens)
+    default:
+      return .command(try CommandParser.parse(name: first.text, nameColumn: first.column, arguments: Array(tokens.dropFirst())))
+    }
+  }
+
+  /// Drops a `#` comment that is not inside quotes.
+  static func stripComment(_ line: Substring) -> Substring {
+    var quote: Character?
+    var escaping = false
+    for index in line.indices {
+      let ch = line[index]
+      if let q = quote {
+        if escaping {
+          escaping = false
+        } else if q == "\"" && ch == "\\" {
+          escaping = true
+        } else if ch == q {
+          quote = nil
+        }
+      } else if ch == "\"" || ch == "'" {
+        quote = ch
+      } else if ch == "#" {
+        return line[..<index]
+      }
+    }
+    return line
+  }
+
+  private static func parseWait(_ tokens: [CommandTokenizer.Token]) throws(CommandParseError) -> ScriptAction {
+    guard tokens.count >= 2 else {
+      throw CommandParseError(column: tokens[0].column, message: "wait needs seconds (wait 1.5) or a state (wait until ended)")
+    }
+    if tokens[1].text.lowercased() == "until" {
+      guard tokens.count >= 3 else {
+        throw CommandParseError(column: tokens[1].column, message: "wait until needs a state (\(statusNames.joined(separator: ", ")))")
+      }
+      let status = try statusName(tokens[2])
+      var timeout = 30.0
+      if tokens.count > 3 {
+        guard tokens[3].text.lowercased() == "timeout", tokens.count == 5 else {
+          throw CommandParseError(column: tokens[3].column, message: "expected 'timeout SECONDS', found '\(tokens[3].text.prefix(40))'")
+        }
+        timeout = try seconds(tokens[4], what: "a timeout in seconds")
+      }
+      return .waitUntil(status: status, timeout: timeout)
+    }
+    guard tokens.count == 2 else {
+      throw CommandParseError(column: tokens[2].column, message: "wait takes one number of seconds, found '\(tokens[2].text.prefix(40))'")
+    }
+    return .wait(seconds: try seconds(tokens[1], what: "seconds (wait 1.5)"))
+  }
+
+  private static func parseExpect(_ tokens: [CommandTokenizer.Token]) throws(CommandParseError) -> ScriptAction {
+    guard tokens.count >= 3 else {
+      throw CommandParseError(
+        column: tokens[0].column,
+        message: "expect needs what to check: state, position, volume, track, title or error, and a value")
+    }
+    let what = tokens[1]
+    let value = tokens[2]
+    func noMore(_ count: Int) throws(CommandParseError) {
+      guard tokens.count > count else { return }
+      throw CommandParseError(column: tokens[count].column, message: "unexpected '\(tokens[count].text.prefix(40))'")
+    }
+    switch what.text.lowercased() {
+    case "state":
+      try noMore(3)
+      return .expect(.state(try statusName(value)))
+    case "position":
+      let position = try seconds(value, what: "a position in seconds")
+      var tolerance = 0.05
+      if tokens.count > 3 {
+        guard ["±", "+-", "+/-"].contains(tokens[3].text), tokens.count == 5 else {
+          throw CommandParseError(column: tokens[3].column, message: "expected '± TOLERANCE', found '\(tokens[3].text.prefix(40))'")
+        }
+        tolerance = try seconds(tokens[4], what: "a tolerance in seconds")
+      }
+      return .expect(.position(position, tolerance: tolerance))
+    case "volume":
+      try noMore(3)
+      var text = Substring(value.text)
+      if text.hasSuffix("%") { text = text.dropLast() }
+      guard let level = Int(text), (0...100).contains(level) else {
+        throw CommandParseError(column: value.column, message: "expected a volume 0-100, found '\(value.text.prefix(40))'")
+      }
+      return .expect(.volume(level))
+    case "track":
+      try noMore(3)
+      guard let index = Int(value.text), index >= 1 else {
+        throw CommandParseError(column: value.column, message: "expected a track number from 1, found '\(value.text.prefix(40))'")
+      }
+      return .expect(.track(index))
+    case "title":
+      try noMore(3)
+      return .expect(.title(value.text))
+    case "error":
+      try noMore(3)
+      let code = value.text.lowercased()
+      guard errorCodes.contains(code) else {
+        throw CommandParseError(
+          column: value.column, message: "unknown error code '\(value.text.prefix(40))' (expected one of: \(errorCodes.joined(separator: ", ")))")
+      }
+      return .expectError(code: code)
+    default:
+      throw CommandParseError(
+        column: what.column,
+        message: "cannot expect '\(what.text.prefix(40))' (expected state, position, volume, track, title or error)")
+    }
+  }
+
+  private static func statusName(_ token: CommandTokenizer.Token) throws(CommandParseError) -> String {
+    let name = token.text.lowercased()
+    guard statusNames.contains(name) else {
+      throw CommandParseError(
+        column: token.column,
+        message: "unknown state '\(token.text.prefix(40))' (expected one of: \(statusNames.joined(separator: ", ")))")
+    }
+    return name
+  }
+
+  private static func seconds(_ token: CommandTokenizer.Token, what: String) throws(CommandParseError) -> Double {
+    guard let value = CommandParser.decimal(Substring(token.text), signed: false), value <= 86_400 else {
+      throw CommandParseError(column: token.column, message: "expected \(what) up to 86400, found '\(token.text.prefix(40))'")
+    }
+    return value
+  }
+}

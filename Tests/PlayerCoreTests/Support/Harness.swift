@@ -1,0 +1,52 @@
+import Futures
+import PlayerCore
+import Synchronization
+
+/// A controller on a simulated output and a virtual clock, with every published state recorded.
+final class Harness: Sendable {
+  let clock = VirtualClock()
+  let output: SimulatedOutput
+  let controller: PlayerController
+  let timeline: VirtualTimeline
+  private let published = Mutex<[PlayerState]>([])
+  private let observation: StateObservation
+
+  init(deadline: Duration = .seconds(3)) {
+    output = SimulatedOutput(clock: clock)
+    controller = PlayerController(
+      output: output, decoders: FakeDecoderFactory(),
+      configuration: ControllerConfiguration(deadline: deadline, clock: clock))
+    timeline = VirtualTimeline(clock: clock)
+    let published = self.published
+    observation = controller.observe { state in published.withLock { $0.append(state) } }
+  }
+
+  /// Every state published so far.
+  var states: [PlayerState] { published.withLock { $0 } }
+
+  /// Sends a command and waits, in virtual time, for its outcome.
+  @discardableResult
+  func run(_ command: PlayerCommand) async -> Outcome<PlayerState, PlayerError> {
+    await timeline.settle(controller.send(command), controller: controller)
+  }
+
+  /// Lets `seconds` of virtual time pass.
+  func pass(_ seconds: Double) async {
+    await timeline.pass(seconds: seconds, controller: controller)
+  }
+
+  /// Waits until the controller has nothing in flight.
+  func idle() async {
+    await timeline.pass(seconds: 0, controller: controller)
+  }
+
+  deinit { observation.cancel() }
+}
+
+extension Outcome {
+  var succeeded: Bool { if case .success = self { true } else { false } }
+  var failureCode: String? {
+    if case .failure(let error) = self, let error = error as? PlayerError { return error.code }
+    return nil
+  }
+}
