@@ -47,15 +47,18 @@ let package = Package(
         .product(name: "NIOPosix", package: "swift-nio"),
       ]
     ),
+    // Shared by the test suites that record the sandbox's null sink; not a product.
+    .target(name: "AudioTestSupport", path: "Tests/AudioTestSupport"),
     .testTarget(name: "FuturesTests", dependencies: ["Futures"]),
     .testTarget(
       name: "PlayerCoreTests",
       dependencies: [
         "PlayerCore",
         "Futures",
+        "AudioTestSupport",
         .product(name: "PropertyBased", package: "swift-property-based"),
       ]
     ),
-    .testTarget(name: "PlayerCLITests", dependencies: ["PlayerCore"]),
+    .testTarget(name: "PlayerCLITests", dependencies: ["PlayerCore", "AudioTestSupport"]),
   ]
 )

@@ -3,34 +3,42 @@
 /// Most futures have exactly one callback (the next step of a chain), so the list keeps zero or one
 /// callback inline and only allocates an array from the second one on. Callbacks are taken from the front
 /// one at a time while the future drains, so the array keeps a `head` index instead of shifting elements.
+@usableFromInline
 struct CallbackList<Value: Sendable, Failure: Error>: Sendable {
+  @usableFromInline
   typealias Callback = FutureCallback<Value, Failure>
 
-  private enum Storage: Sendable {
+  @usableFromInline
+  enum Storage: Sendable {
     case none
     case one(Callback)
     case many(ContiguousArray<Callback>, head: Int)
   }
 
-  private var storage: Storage
+  @usableFromInline
+  var storage: Storage
 
   /// An empty list.
+  @inlinable
   init() {
     storage = .none
   }
 
   /// A list holding one callback.
+  @inlinable
   init(_ callback: Callback) {
     storage = .one(callback)
   }
 
   /// Whether no callback is waiting to run.
+  @inlinable
   var isEmpty: Bool {
     if case .none = storage { return true }
     return false
   }
 
   /// Adds a callback at the end.
+  @inlinable
   mutating func append(_ callback: Callback) {
     switch storage {
     case .none:
@@ -47,6 +55,7 @@ struct CallbackList<Value: Sendable, Failure: Error>: Sendable {
   }
 
   /// Removes and returns the first callback.
+  @inlinable
   mutating func popFirst() -> Callback? {
     switch storage {
     case .none:

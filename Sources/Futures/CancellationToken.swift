@@ -1,5 +1,3 @@
-import Synchronization
-
 /// The observing side of a ``CancellationSource``: pass it to operations so one source can cancel many of
 /// them.
 ///
@@ -51,7 +49,7 @@ public struct CancellationToken: Sendable {
       case retired
     }
 
-    private let state = Mutex(State.active(handlers: [:], nextID: 0))
+    private let state = Lock(State.active(handlers: [:], nextID: 0))
 
     var isCancelled: Bool {
       state.withLock { state in

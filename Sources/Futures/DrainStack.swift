@@ -6,13 +6,6 @@
   import Darwin
 #endif
 
-/// A future whose callbacks are waiting to run on this thread.
-protocol Drainable: AnyObject {
-  /// Runs the next callback and returns `true`, or marks the future settled and returns `false` when none
-  /// is left.
-  func drainNext() -> Bool
-}
-
 /// The per-thread work list that runs callbacks iteratively, in the manner of swift-nio's
 /// `CallbackList._run()`.
 ///
@@ -26,15 +19,35 @@ protocol Drainable: AnyObject {
 /// future runs. So a callback registered from inside a callback runs right after that callback returns,
 /// and everything runs before the outermost library call returns.
 ///
-/// The list lives in thread-local storage (POSIX keys: the standard library has no thread-local API and
-/// a task-local would follow child tasks onto other threads).
+/// The list lives in thread-local storage (POSIX keys: the standard library has no thread-local API, and a
+/// task-local would follow child tasks onto other threads).
+///
+/// Entries carry the future's own `drainNext` as a function rather than calling it through a protocol: a
+/// protocol witness of a generic class runs unspecialized (looking up generic metadata on every call),
+/// whereas a function taken in the caller's specialized code stays specialized.
+@usableFromInline
 final class DrainStack {
+  /// Runs a future's next callback; see `Future.drainNext`.
+  @usableFromInline
+  typealias Step = (AnyObject) -> Bool
+
+  private struct Entry {
+    let future: AnyObject
+    let drainNext: Step
+  }
+
+  // Only ever touched by the thread that owns the stack, so the dynamic exclusivity checks that class
+  // properties get by default would only cost time on the hottest path of the library.
+
   /// Whether a drainer is running on this thread.
-  private(set) var isDraining = false
+  @exclusivity(unchecked)
+  private var isDraining = false
   /// Futures with callbacks to run; the last one runs next.
-  private var entries: [any Drainable] = []
+  @exclusivity(unchecked)
+  private var entries: [Entry] = []
 
   /// This thread's drain stack, created on first use.
+  @usableFromInline
   static var current: DrainStack {
     if let existing = pthread_getspecific(drainStackKey) {
       return Unmanaged<DrainStack>.fromOpaque(existing).takeUnretainedValue()
@@ -45,47 +58,71 @@ final class DrainStack {
   }
 
   /// Whether a drainer is running on this thread (without creating a stack for threads that never drain).
+  @usableFromInline
   static var isDrainingHere: Bool {
     guard let existing = pthread_getspecific(drainStackKey) else { return false }
     return Unmanaged<DrainStack>.fromOpaque(existing).takeUnretainedValue().isDraining
   }
 
   /// Queues a future whose callbacks the running drainer must run.
-  func push(_ future: any Drainable) {
+  @usableFromInline
+  func push(_ future: AnyObject, _ drainNext: @escaping Step) {
     assert(isDraining, "only a drainer may take more work")
-    entries.append(future)
+    entries.append(Entry(future: future, drainNext: drainNext))
   }
 
-  /// Becomes this thread's drainer: runs `first`, then every callback of `future` and of everything they
-  /// settle, and returns when there is nothing left.
-  func drain<Value, Failure>(
-    _ future: Future<Value, Failure>,
-    first: FutureCallback<Value, Failure>,
-    outcome: Outcome<Value, Failure>
-  ) {
+  /// Becomes this thread's drainer: runs every callback of `future` and of everything they settle, and
+  /// returns when there is nothing left.
+  @usableFromInline
+  func drain(_ future: AnyObject, drainNext: Step) {
     assert(!isDraining, "a drainer is already running on this thread")
     isDraining = true
-    first(outcome)
-    runEntries(pushedFrom: 0)
-    while future.drainNext() {
+    while drainNext(future) {
       runEntries(pushedFrom: 0)
     }
+    runEntries(pushedFrom: 0)
+    finishDraining()
+  }
+
+  /// Runs `body` as this thread's drainer (unless one is running already), so that the callbacks it makes
+  /// due are queued rather than run inside it, then drains them.
+  ///
+  /// Combinators that register on several futures use it: a callback on an input that has already settled
+  /// must not settle the combined future before the other inputs have been registered and counted.
+  @usableFromInline
+  static func batch(_ body: () -> Void) {
+    let stack = current
+    guard !stack.isDraining else {
+      body()
+      return
+    }
+    stack.isDraining = true
+    body()
+    stack.runEntries(pushedFrom: 0)
+    stack.finishDraining()
+  }
+
+  private func finishDraining() {
     isDraining = false
     if entries.capacity > 4096 {
-      // A very long chain grew the list; give the memory back rather than keep it for the thread's life.
+      // A very wide drain grew the list; give the memory back rather than keep it for the thread's life.
       entries = []
     }
   }
 
   /// Runs every queued future to completion, depth first.
+  ///
+  /// A future leaves the stack as soon as its last callback has run, before the futures that callback
+  /// settled are drained, so a long chain keeps the stack one or two entries deep.
   private func runEntries(pushedFrom start: Int) {
     putInSettlingOrder(from: start)
     while let top = entries.last {
       let start = entries.count
-      if top.drainNext() {
+      if top.drainNext(top.future) {
         putInSettlingOrder(from: start)
       } else {
-        entries.removeLast()
+        entries.remove(at: start - 1)
+        putInSettlingOrder(from: start - 1)
       }
     }
   }

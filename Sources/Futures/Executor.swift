@@ -5,7 +5,8 @@ import Dispatch
 /// Every observer method (``Future/then(on:_:)`` and friends) takes an executor, and it defaults to
 /// ``immediate``: the callback runs on the thread that settles the future (or that registers the callback,
 /// when the future has already settled), before that library call returns. There is deliberately no
-/// global default to change: where a callback runs is visible at the call site.
+/// global default to change: where a callback runs is visible at the call site. Nothing here assumes a main
+/// thread.
 ///
 /// ```swift
 /// command.then(on: .queue(uiQueue)) { state in view.render(state) }
@@ -37,6 +38,8 @@ public struct Executor: Sendable {
 
   /// Runs callbacks on the settling (or registering) thread, before the library call returns.
   ///
+  /// One exception keeps a future's callbacks in registration order: a callback registered while another
+  /// thread is running that future's callbacks is run by that thread, right after the ones before it.
   /// Keep such callbacks short: they run while the library drains the callbacks of the futures that this
   /// settlement completes.
   public static let immediate = Executor(kind: .immediate)
@@ -65,6 +68,7 @@ public struct Executor: Sendable {
   }
 
   /// Whether callbacks can be stored as they are, without a hop.
+  @usableFromInline
   var isImmediate: Bool {
     if case .immediate = kind { return true }
     return false

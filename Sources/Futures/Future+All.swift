@@ -1,5 +1,3 @@
-import Synchronization
-
 extension Future {
   /// Returns a future of all the values, in input order, once every future has succeeded.
   ///
@@ -10,24 +8,29 @@ extension Future {
   /// ```swift
   /// let durations = Future.all(playlist.map { track in probe(track) })
   /// ```
+  @inlinable
   public static func all(_ futures: [Future]) -> Future<[Value], Failure> {
     guard !futures.isEmpty else { return .resolved([]) }
     let derived = Future<[Value], Failure>(upstream: DemandGroup(futures))
-    let results = Slots<Value>(count: futures.count)
-    for (index, future) in futures.enumerated() {
-      future.register(
-        .always { outcome in
-          switch outcome {
-          case .success(let value):
-            if let values = results.fill(index, with: value) { derived.settle(.success(values)) }
-          case .failure(let error):
-            derived.settle(.failure(error), withdrawing: true)
-          case .cancelled:
-            derived.settle(.cancelled, withdrawing: true)
-          }
-        },
-        addingDemand: true
-      )
+    let results = ResultSlots<Value>(count: futures.count)
+    // Register on every input before any callback runs: an input that has already settled must not
+    // settle the result before the others are registered (and counted as waited on).
+    DrainStack.batch {
+      for (index, future) in futures.enumerated() {
+        future.register(
+          .always { outcome in
+            switch outcome {
+            case .success(let value):
+              if let values = results.fill(index, with: value) { derived.settle(.success(values)) }
+            case .failure(let error):
+              derived.settle(.failure(error), withdrawing: true)
+            case .cancelled:
+              derived.settle(.cancelled, withdrawing: true)
+            }
+          },
+          addingDemand: true
+        )
+      }
     }
     return derived
   }
@@ -42,17 +45,22 @@ extension Future {
   ///   log("\(outcomes.filter { $0.error != nil }.count) sinks failed to drain")
   /// }
   /// ```
+  @inlinable
   public static func allSettled(_ futures: [Future]) -> Future<[Outcome<Value, Failure>], Never> {
     guard !futures.isEmpty else { return .resolved([]) }
     let derived = Future<[Outcome<Value, Failure>], Never>(upstream: DemandGroup(futures))
-    let results = Slots<Outcome<Value, Failure>>(count: futures.count)
-    for (index, future) in futures.enumerated() {
-      future.register(
-        .always { outcome in
-          if let outcomes = results.fill(index, with: outcome) { derived.settle(.success(outcomes)) }
-        },
-        addingDemand: true
-      )
+    let results = ResultSlots<Outcome<Value, Failure>>(count: futures.count)
+    // Register on every input before any callback runs: an input that has already settled must not
+    // settle the result before the others are registered (and counted as waited on).
+    DrainStack.batch {
+      for (index, future) in futures.enumerated() {
+        future.register(
+          .always { outcome in
+            if let outcomes = results.fill(index, with: outcome) { derived.settle(.success(outcomes)) }
+          },
+          addingDemand: true
+        )
+      }
     }
     return derived
   }
@@ -65,6 +73,7 @@ extension Future {
   /// ```swift
   /// let total = Future.fold(playlist.map(probe), into: Duration.zero) { sum, length in sum + length }
   /// ```
+  @inlinable
   public static func fold<Result: Sendable>(
     _ futures: [Future],
     into initial: Result,
@@ -79,34 +88,11 @@ extension Future {
   /// ```swift
   /// let tracks = Future.traverse(urls) { url in loadTrack(url) }
   /// ```
+  @inlinable
   public static func traverse<Elements: Sequence>(
     _ elements: Elements,
     _ transform: (Elements.Element) -> Future
   ) -> Future<[Value], Failure> {
     all(elements.map(transform))
-  }
-}
-
-/// Result slots filled from many threads; the last fill gets them all, in order.
-private final class Slots<Element: Sendable>: Sendable {
-  private struct State {
-    var elements: [Element?]
-    var remaining: Int
-  }
-
-  private let state: Mutex<State>
-
-  init(count: Int) {
-    state = Mutex(State(elements: Array(repeating: nil, count: count), remaining: count))
-  }
-
-  /// Fills slot `index`; returns every element once the last slot is filled.
-  func fill(_ index: Int, with element: Element) -> [Element]? {
-    state.withLock { state in
-      state.elements[index] = element
-      state.remaining -= 1
-      guard state.remaining == 0 else { return nil }
-      return state.elements.map { $0! }
-    }
   }
 }

@@ -50,7 +50,7 @@ extension Future {
         }
       } onCancel: {
         if waiter.deliver(.cancelled) {
-          Demand.withdraw(from: self)
+          self.withdrawDemand()
         }
       }
     }

@@ -12,6 +12,7 @@ extension Future {
   ///   .finally { file.then { handle in handle.close() } }
   ///   .then { frames in output.play(frames) }
   /// ```
+  @inlinable
   public func finally(on executor: Executor = .immediate, _ body: @escaping @Sendable () -> Void) -> Future {
     let derived = Future(upstream: self)
     register(

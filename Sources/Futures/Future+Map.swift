@@ -2,18 +2,42 @@ extension Future {
   /// Returns a future of the value transformed by `transform`.
   ///
   /// `transform` runs once, on the thread that resolves this future (or right away if it has already
-  /// succeeded), so keep it cheap; it may throw a `Failure` to fail the new future. Failures and cancellation
-  /// pass through unchanged. The new future waits on this one: cancelling it cancels this future too, unless
-  /// something else still waits on this one.
+  /// succeeded), so keep it cheap. Failures and cancellation pass through unchanged. The new future waits on
+  /// this one: cancelling it cancels this future too, unless something else still waits on this one.
   ///
   /// ```swift
   /// let title: Future<String, LoadError> = loadTrack(url).map { track in track.title }
-  /// let checked = loadTrack(url).map { track throws(LoadError) in
+  /// ```
+  @inlinable
+  public func map<NewValue>(_ transform: @escaping @Sendable (Value) -> NewValue) -> Future<NewValue, Failure> {
+    let derived = Future<NewValue, Failure>(upstream: self)
+    register(
+      .always { outcome in
+        switch outcome {
+        case .success(let value): derived.settle(.success(transform(value)))
+        case .failure(let error): derived.settle(.failure(error))
+        case .cancelled: derived.settle(.cancelled)
+        }
+      },
+      addingDemand: true
+    )
+    return derived
+  }
+
+  /// Returns a future of the value transformed by `transform`, which may fail the new future by throwing.
+  ///
+  /// Like ``map(_:)``, for a step that can fail without starting more asynchronous work. (It is a separate
+  /// method because a `map` whose closure has a typed `throws` would make the error type of every `map` call
+  /// ambiguous.)
+  ///
+  /// ```swift
+  /// let checked = loadTrack(url).tryMap { track throws(LoadError) in
   ///   guard track.duration > .zero else { throw .empty }
   ///   return track
   /// }
   /// ```
-  public func map<NewValue>(
+  @inlinable
+  public func tryMap<NewValue>(
     _ transform: @escaping @Sendable (Value) throws(Failure) -> NewValue
   ) -> Future<NewValue, Failure> {
     let derived = Future<NewValue, Failure>(upstream: self)
@@ -50,6 +74,7 @@ extension Future {
   ///   .flatMap { stream in output.connect(stream) }
   ///   .flatMap { sink in sink.start() }
   /// ```
+  @inlinable
   public func flatMap<NewValue>(
     _ transform: @escaping @Sendable (Value) -> Future<NewValue, Failure>
   ) -> Future<NewValue, Failure> {
@@ -79,6 +104,7 @@ extension Future {
   /// ```swift
   /// let ack: Future<Void, PlayerError> = pulse.drain().mapError { PlayerError.output($0) }
   /// ```
+  @inlinable
   public func mapError<NewFailure>(
     _ transform: @escaping @Sendable (Failure) -> NewFailure
   ) -> Future<Value, NewFailure> {

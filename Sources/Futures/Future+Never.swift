@@ -5,6 +5,7 @@ extension Future where Failure == Never {
   /// let tick: Future<Void, Never> = clock.tick()
   /// let ready: Future<Void, PlayerError> = tick.promoteError().flatMap { output.flush() }
   /// ```
+  @inlinable
   public func promoteError<NewFailure>(to type: NewFailure.Type = NewFailure.self) -> Future<Value, NewFailure> {
     let derived = Future<Value, NewFailure>(upstream: self)
     register(

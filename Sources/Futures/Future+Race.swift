@@ -8,22 +8,27 @@ extension Future {
   /// ```swift
   /// let stream = Future.race([mirrorA.fetch(url), mirrorB.fetch(url)])
   /// ```
+  @inlinable
   public static func race(_ futures: [Future]) -> Future {
     guard !futures.isEmpty else { return .cancelled() }
     let derived = Future(upstream: DemandGroup(futures))
     let running = Countdown(futures.count)
-    for future in futures {
-      future.register(
-        .always { outcome in
-          switch outcome {
-          case .success, .failure:
-            derived.settle(outcome, withdrawing: true)
-          case .cancelled:
-            if running.countDown() { derived.settle(.cancelled, withdrawing: true) }
-          }
-        },
-        addingDemand: true
-      )
+    // Register on every input before any callback runs: an input that has already settled must not
+    // settle the result before the others are registered (and counted as waited on).
+    DrainStack.batch {
+      for future in futures {
+        future.register(
+          .always { outcome in
+            switch outcome {
+            case .success, .failure:
+              derived.settle(outcome, withdrawing: true)
+            case .cancelled:
+              if running.countDown() { derived.settle(.cancelled, withdrawing: true) }
+            }
+          },
+          addingDemand: true
+        )
+      }
     }
     return derived
   }

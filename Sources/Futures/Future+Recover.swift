@@ -7,6 +7,7 @@ extension Future {
   /// ```swift
   /// let artwork: Future<Image, Never> = fetchArtwork(track).recover { _ in .placeholder }
   /// ```
+  @inlinable
   public func recover(_ body: @escaping @Sendable (Failure) -> Value) -> Future<Value, Never> {
     let derived = Future<Value, Never>(upstream: self)
     register(
@@ -30,6 +31,7 @@ extension Future {
   /// ```swift
   /// let stream = openPrimary(url).recover { _ in openFallback(url) }
   /// ```
+  @inlinable
   public func recover<NewFailure>(
     _ body: @escaping @Sendable (Failure) -> Future<Value, NewFailure>
   ) -> Future<Value, NewFailure> {

@@ -68,10 +68,10 @@ extension Future {
         }
       }
   }
-}
 
-/// Tells an attempt's own failure apart from its timeout, whatever `Failure` is.
-private enum AttemptFailure<Failure: Error>: Error {
-  case failed(Failure)
-  case timedOut
+  /// Tells an attempt's own failure apart from its timeout, whatever `Failure` is.
+  private enum AttemptFailure: Error {
+    case failed(Failure)
+    case timedOut
+  }
 }

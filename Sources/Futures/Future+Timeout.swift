@@ -17,8 +17,10 @@ extension Future {
     clock: some Clock<Duration> = ContinuousClock(),
     error: Failure
   ) -> Future {
+    // Already settled: nothing to time, and no timer task to start.
+    if let outcome { return Future(outcome: outcome) }
     let derived = Future(upstream: self)
-    let timer = Timer.start(after: duration, on: clock) {
+    let timer = ClockTimer.start(after: duration, on: clock) {
       derived.settle(.failure(error), withdrawing: true)
     }
     derived.register(.always { _ in timer.cancel() })
@@ -44,7 +46,7 @@ extension Future {
           derived.settle(.cancelled)
           return
         }
-        let timer = Timer.start(after: duration, on: clock) { derived.settle(outcome) }
+        let timer = ClockTimer.start(after: duration, on: clock) { derived.settle(outcome) }
         derived.onCancel { timer.cancel() }
       },
       addingDemand: true
@@ -60,8 +62,9 @@ extension Future where Failure == Never {
   /// When the time is up the returned future is cancelled and stops waiting on this one, which is cancelled
   /// too unless something else waits on it. Use ``promoteError(to:)`` first to time out with an error.
   public func timeout(_ duration: Duration, clock: some Clock<Duration> = ContinuousClock()) -> Future {
+    if let outcome { return Future(outcome: outcome) }
     let derived = Future(upstream: self)
-    let timer = Timer.start(after: duration, on: clock) {
+    let timer = ClockTimer.start(after: duration, on: clock) {
       derived.settle(.cancelled, withdrawing: true)
     }
     derived.register(.always { _ in timer.cancel() })

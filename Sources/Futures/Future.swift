@@ -45,17 +45,38 @@ import Synchronization
 /// cancelled), the count goes down, and when the count reaches zero that way the future is cancelled too,
 /// and the rule applies again upstream. Plain observers (`then`, `catch`, `always`, `onCancel`) are not
 /// waiters: they watch whatever happens, and never keep work alive.
-public final class Future<Value: Sendable, Failure: Error>: Sendable {
-  private let state: Mutex<FutureState<Value, Failure>>
+public final class Future<Value: Sendable, Failure: Error>: @unchecked Sendable {
+  // Safety: `unguardedState` is only ever accessed inside `lock.withLock`, through `withState`; this is the
+  // one unchecked Sendable conformance of the library.
+  //
+  // Why not a `Mutex<FutureState<Value, Failure>>`: a generic class is destroyed by unspecialized code, which
+  // looks up the metadata of every generic wrapper around its stored properties (the `Mutex`, its `_Cell`,
+  // the state) in the runtime's hash tables. With a lock of a concrete type beside the state, freeing a future
+  // costs one such lookup instead of three, which made each step of a chain about a third cheaper.
+
+  @usableFromInline
+  let lock = Lock<Void>(())
+
+  @usableFromInline
+  @exclusivity(unchecked)
+  var unguardedState: FutureState<Value, Failure>
+
+  /// Runs `body` on the state, under the lock. `body` must not run user code.
+  @inlinable
+  func withState<Result>(_ body: (inout FutureState<Value, Failure>) -> Result) -> Result {
+    lock.withLock { _ in body(&unguardedState) }
+  }
 
   /// A pending future that waits on `upstream` (for cancellation propagation), settled by library code.
+  @inlinable
   init(upstream: (any DemandSource)?) {
-    state = Mutex(.pending(CallbackList(), upstream: upstream, demand: 0))
+    unguardedState = .pending(CallbackList(), upstream: upstream, demand: 0)
   }
 
   /// A future that is already settled.
+  @inlinable
   init(outcome: Outcome<Value, Failure>) {
-    state = Mutex(.settled(outcome))
+    unguardedState = .settled(outcome)
   }
 
   /// Creates a future and hands its ``Resolver`` to `body`, which runs synchronously, right away.
@@ -71,22 +92,26 @@ public final class Future<Value: Sendable, Failure: Error>: Sendable {
   ///   }
   /// }
   /// ```
+  @inlinable
   public convenience init(fileID: StaticString = #fileID, line: UInt = #line, _ body: (Resolver) -> Void) {
     self.init(upstream: nil)
     body(Resolver(self, site: CreationSite(fileID: fileID, line: line)))
   }
 
   /// Creates a future that has already succeeded with `value`.
+  @inlinable
   public static func resolved(_ value: Value) -> Future {
     Future(outcome: .success(value))
   }
 
   /// Creates a future that has already failed with `error`.
+  @inlinable
   public static func rejected(_ error: Failure) -> Future {
     Future(outcome: .failure(error))
   }
 
   /// Creates a future that is already cancelled.
+  @inlinable
   public static func cancelled() -> Future {
     Future(outcome: .cancelled)
   }
@@ -103,6 +128,7 @@ public final class Future<Value: Sendable, Failure: Error>: Sendable {
   /// pendingAcks[tag] = resolver
   /// return ack
   /// ```
+  @inlinable
   public static func pending(
     fileID: StaticString = #fileID,
     line: UInt = #line
@@ -112,11 +138,13 @@ public final class Future<Value: Sendable, Failure: Error>: Sendable {
   }
 
   /// The outcome, or `nil` while the future is pending.
+  @inlinable
   public var outcome: Outcome<Value, Failure>? {
-    state.withLock { $0.outcome }
+    withState { $0.outcome }
   }
 
   /// Whether the future has settled (succeeded, failed or been cancelled).
+  @inlinable
   public var isSettled: Bool {
     outcome != nil
   }
@@ -128,6 +156,7 @@ public final class Future<Value: Sendable, Failure: Error>: Sendable {
   /// It is released without running if the future fails or is cancelled.
   ///
   /// - Returns: this future, so observers can be chained.
+  @inlinable
   @discardableResult
   public func then(on executor: Executor = .immediate, _ body: @escaping @Sendable (Value) -> Void) -> Future {
     if executor.isImmediate {
@@ -144,6 +173,7 @@ public final class Future<Value: Sendable, Failure: Error>: Sendable {
   /// or is cancelled.
   ///
   /// - Returns: this future, so observers can be chained.
+  @inlinable
   @discardableResult
   public func `catch`(on executor: Executor = .immediate, _ body: @escaping @Sendable (Failure) -> Void) -> Future {
     if executor.isImmediate {
@@ -160,6 +190,7 @@ public final class Future<Value: Sendable, Failure: Error>: Sendable {
   /// must wait for the cleanup.
   ///
   /// - Returns: this future, so observers can be chained.
+  @inlinable
   @discardableResult
   public func always(
     on executor: Executor = .immediate,
@@ -180,6 +211,7 @@ public final class Future<Value: Sendable, Failure: Error>: Sendable {
   /// succeeds or fails.
   ///
   /// - Returns: this future, so observers can be chained.
+  @inlinable
   @discardableResult
   public func onCancel(on executor: Executor = .immediate, _ body: @escaping @Sendable () -> Void) -> Future {
     if executor.isImmediate {
@@ -198,6 +230,7 @@ public final class Future<Value: Sendable, Failure: Error>: Sendable {
   /// which cancels those sources that nothing else waits on (see "Cancellation" above).
   ///
   /// - Returns: `true` if this call cancelled the future, `false` if it had already settled.
+  @inlinable
   @discardableResult
   public func cancel() -> Bool {
     settle(.cancelled, withdrawing: true)
@@ -207,55 +240,64 @@ public final class Future<Value: Sendable, Failure: Error>: Sendable {
   ///
   /// - Parameter withdrawing: whether to stop waiting on the upstream, which may cancel it. Pass `true` when
   ///   the future settles before its upstream does (a cancellation, a timeout, a won race).
+  @inlinable
   @discardableResult
   func settle(_ outcome: Outcome<Value, Failure>, withdrawing: Bool = false) -> Bool {
-    guard case .won(let delivery, let upstream) = state.withLock({ $0.settle(outcome) }) else { return false }
+    guard case .won(let delivery, let upstream) = withState({ $0.settle(outcome) }) else { return false }
     deliver(delivery)
     if withdrawing, let upstream {
-      Demand.withdraw(from: upstream)
+      upstream.withdrawDemand()
     }
     return true
   }
 
   /// Registers a callback; `addingDemand` also makes the caller a waiter (see "Cancellation").
+  @inlinable
   func register(_ callback: FutureCallback<Value, Failure>, addingDemand: Bool = false) {
-    deliver(state.withLock { $0.register(callback, addingDemand: addingDemand) })
+    deliver(withState { $0.register(callback, addingDemand: addingDemand) })
   }
 
   /// Settles this future like `source` does, waiting on it from now on: how `flatMap` collapses a future
   /// of a future.
+  @inlinable
   func follow(_ source: Future) {
     source.register(.always { outcome in self.settle(outcome) }, addingDemand: true)
-    let (followed, _) = state.withLock { $0.follow(source) }
+    let (followed, _) = withState { $0.follow(source) }
     if !followed {
       // Cancelled meanwhile: nobody is waiting for `source` on our behalf any more.
-      Demand.withdraw(from: source)
+      source.withdrawDemand()
     }
   }
 
-  private func deliver(_ delivery: FutureState<Value, Failure>.Delivery) {
+  @inlinable
+  func deliver(_ delivery: FutureState<Value, Failure>.Delivery) {
     switch delivery {
     case .nothing:
       break
     case .schedule:
-      DrainStack.current.push(self)
-    case .run(let first, let outcome):
-      DrainStack.current.drain(self, first: first, outcome: outcome)
+      DrainStack.current.push(self, Future.drainNext)
+    case .drain:
+      DrainStack.current.drain(self, drainNext: Future.drainNext)
     }
   }
-}
 
-extension Future: Drainable {
-  func drainNext() -> Bool {
-    guard let (callback, outcome) = state.withLock({ $0.takeNext() }) else { return false }
-    callback(outcome)
-    return true
+  /// Runs the next callback, if there is one, and returns whether more are waiting; when none is left the
+  /// future is marked settled and this returns `false`. (Static and untyped, for ``DrainStack``.)
+  ///
+  /// The callback is released when this returns, before the drainer moves on.
+  @inlinable
+  static func drainNext(_ object: AnyObject) -> Bool {
+    let future = unsafeDowncast(object, to: Future.self)
+    guard let next = future.withState({ $0.takeNext() }) else { return false }
+    next.callback(next.outcome)
+    return next.isLast ? future.withState { $0.finishIfDone() } : true
   }
 }
 
 extension Future: DemandSource {
+  @inlinable
   func withdrawDemand(into work: inout [any DemandSource]) {
-    guard case .won(let delivery, let upstream) = state.withLock({ $0.withdrawDemand() }) else { return }
+    guard case .won(let delivery, let upstream) = withState({ $0.withdrawDemand() }) else { return }
     deliver(delivery)
     if let upstream {
       work.append(upstream)
@@ -275,15 +317,32 @@ extension Future {
   /// Do not capture the resolver in its own ``onCancel(_:)`` handler: the handler is stored in the future,
   /// which would then keep the resolver alive and the safety net above could never fire.
   public final class Resolver: Sendable {
-    private let future: Future
-    private let site: CreationSite
+    @usableFromInline
+    let future: Future
+    @usableFromInline
+    let site: CreationSite
+    /// Whether this resolver has settled the future, or seen it settled. A deinitializer of a generic class
+    /// runs unspecialized, so the locked settle attempt below would look up generic metadata for every
+    /// resolver released; this flag, which needs no metadata, skips it in the usual case.
+    @usableFromInline
+    let sawSettlement = Atomic(false)
 
+    @inlinable
     init(_ future: Future, site: CreationSite) {
       self.future = future
       self.site = site
     }
 
     deinit {
+      if !sawSettlement.load(ordering: .acquiring) {
+        abandon()
+      }
+    }
+
+    /// The last reference is going away: cancel the future if it is still pending, and report it.
+    /// (Out of line so that the common path of the deinitializer stays free of generic metadata lookups.)
+    @inline(never)
+    private func abandon() {
       if future.settle(.cancelled) {
         FutureDiagnostics.reportUnresolved(fileID: site.fileID, line: site.line)
       }
@@ -297,9 +356,11 @@ extension Future {
     ///
     /// - Returns: `true` if this call settled the future; `false` if it had already settled (for example,
     ///   because it was cancelled), in which case nothing changes.
+    @inlinable
     @discardableResult
     public func resolve(_ value: Value) -> Bool {
-      future.settle(.success(value))
+      defer { sawSettlement.store(true, ordering: .releasing) }
+      return future.settle(.success(value))
     }
 
     /// Fails the future with `error`, if it is still pending.
@@ -307,21 +368,26 @@ extension Future {
     /// Callbacks run as described for ``resolve(_:)``.
     ///
     /// - Returns: `true` if this call settled the future, `false` if it had already settled.
+    @inlinable
     @discardableResult
     public func reject(_ error: Failure) -> Bool {
-      future.settle(.failure(error))
+      defer { sawSettlement.store(true, ordering: .releasing) }
+      return future.settle(.failure(error))
     }
 
     /// Settles the future with `outcome`, if it is still pending; `.cancelled` behaves as ``Future/cancel()``.
     ///
     /// - Returns: `true` if this call settled the future, `false` if it had already settled.
+    @inlinable
     @discardableResult
     public func settle(with outcome: Outcome<Value, Failure>) -> Bool {
-      future.settle(outcome, withdrawing: outcome.isCancelled)
+      defer { sawSettlement.store(true, ordering: .releasing) }
+      return future.settle(outcome, withdrawing: outcome.isCancelled)
     }
 
     /// Whether the future has been cancelled, so the work can stop early. Polling is fine; ``onCancel(_:)``
     /// is the way to be told.
+    @inlinable
     public var isCancelled: Bool {
       future.outcome?.isCancelled ?? false
     }
@@ -330,6 +396,7 @@ extension Future {
     ///
     /// The handler runs on the cancelling thread, before ``Future/cancel()`` returns, or right away if the
     /// future is already cancelled. It is released without running once the future succeeds or fails.
+    @inlinable
     public func onCancel(_ body: @escaping @Sendable () -> Void) {
       future.register(.cancel(body))
     }
@@ -340,6 +407,7 @@ extension Future.Resolver where Value == Void {
   /// Resolves a `Void` future.
   ///
   /// - Returns: `true` if this call settled the future, `false` if it had already settled.
+  @inlinable
   @discardableResult
   public func resolve() -> Bool {
     resolve(())

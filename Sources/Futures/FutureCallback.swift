@@ -3,6 +3,7 @@
 /// Storing the user's closure together with a tag, instead of wrapping every `then` body in an
 /// `(Outcome) -> Void` closure, saves one allocation per observer: the closure the caller wrote is the
 /// closure we keep.
+@usableFromInline
 enum FutureCallback<Value: Sendable, Failure: Error>: Sendable {
   case success(@Sendable (Value) -> Void)
   case failure(@Sendable (Failure) -> Void)
@@ -10,9 +11,11 @@ enum FutureCallback<Value: Sendable, Failure: Error>: Sendable {
   case always(@Sendable (Outcome<Value, Failure>) -> Void)
 
   /// A callback that does nothing, stored over slots that have already run so their closures are released.
-  static var spent: FutureCallback { .cancel(doNothing) }
+  @inlinable
+  static var spent: FutureCallback { .cancel(spentCallbackBody) }
 
   /// Runs the callback if it wants this outcome.
+  @inlinable
   func callAsFunction(_ outcome: Outcome<Value, Failure>) {
     switch self {
     case .success(let body):
@@ -28,4 +31,5 @@ enum FutureCallback<Value: Sendable, Failure: Error>: Sendable {
 }
 
 /// A closure without a context, so `FutureCallback.spent` never allocates.
-@Sendable private func doNothing() {}
+@usableFromInline
+@Sendable func spentCallbackBody() {}

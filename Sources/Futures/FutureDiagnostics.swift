@@ -5,7 +5,6 @@
 #elseif canImport(Darwin)
   import Darwin
 #endif
-import Synchronization
 
 /// Reports about futures that were misused, sent to a replaceable hook.
 ///
@@ -46,7 +45,7 @@ public enum FutureDiagnostics {
     }
   }
 
-  private static let hook = Mutex<@Sendable (UnresolvedFuture) -> Void>(printToStandardError)
+  private static let hook = Lock<@Sendable (UnresolvedFuture) -> Void>(printToStandardError)
 
   /// Receives one report per future abandoned while pending, on the thread that released its resolver.
   ///

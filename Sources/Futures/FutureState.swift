@@ -12,7 +12,9 @@
 /// `settling` means "some thread's drainer is running this future's callbacks": callbacks registered
 /// meanwhile are appended and run by that drainer, so a future's callbacks never run concurrently and
 /// always start in registration order.
+@usableFromInline
 enum FutureState<Value: Sendable, Failure: Error> {
+  @usableFromInline
   typealias Callbacks = CallbackList<Value, Failure>
 
   /// Not settled. `demand` counts the derived futures and awaiting tasks waiting on this future;
@@ -24,16 +26,18 @@ enum FutureState<Value: Sendable, Failure: Error> {
   case settled(Outcome<Value, Failure>)
 
   /// What the caller must do with callbacks once the lock is released.
+  @usableFromInline
   enum Delivery {
     /// Nothing to run.
     case nothing
     /// A drainer is running on this thread: push the future onto its stack.
     case schedule
-    /// No drainer is running here: become one, starting with this callback.
-    case run(FutureCallback<Value, Failure>, Outcome<Value, Failure>)
+    /// No drainer is running here: become one, and drain this future.
+    case drain
   }
 
   /// The result of an attempt to settle.
+  @usableFromInline
   enum Settlement {
     /// The future had already settled; nothing changed.
     case lost
@@ -43,6 +47,7 @@ enum FutureState<Value: Sendable, Failure: Error> {
   }
 
   /// The outcome, or `nil` while pending.
+  @inlinable
   var outcome: Outcome<Value, Failure>? {
     switch self {
     case .pending: return nil
@@ -52,26 +57,23 @@ enum FutureState<Value: Sendable, Failure: Error> {
   }
 
   /// Settles with `outcome` if still pending.
+  @inlinable
   mutating func settle(_ outcome: Outcome<Value, Failure>) -> Settlement {
-    guard case .pending(var callbacks, let upstream, _) = self else { return .lost }
-    // Replace the state before touching `callbacks` so the list is uniquely referenced.
-    self = .settled(outcome)
+    guard case .pending(let callbacks, let upstream, _) = self else { return .lost }
     if callbacks.isEmpty {
+      self = .settled(outcome)
       return .won(.nothing, upstream: upstream)
     }
-    if DrainStack.isDrainingHere {
-      self = .settling(outcome, callbacks)
-      return .won(.schedule, upstream: upstream)
-    }
-    let first = callbacks.popFirst()!
     self = .settling(outcome, callbacks)
-    return .won(.run(first, outcome), upstream: upstream)
+    return .won(DrainStack.isDrainingHere ? .schedule : .drain, upstream: upstream)
   }
 
   /// Adds a callback; `addingDemand` also counts the caller as waiting on this future.
+  @inlinable
   mutating func register(_ callback: FutureCallback<Value, Failure>, addingDemand: Bool) -> Delivery {
     switch self {
     case .pending(var callbacks, let upstream, var demand):
+      // Park a placeholder first so that `callbacks` is uniquely referenced and grows in place.
       self = .settled(.cancelled)
       callbacks.append(callback)
       if addingDemand { demand += 1 }
@@ -83,25 +85,39 @@ enum FutureState<Value: Sendable, Failure: Error> {
       self = .settling(outcome, callbacks)
       return .nothing
     case .settled(let outcome):
-      if DrainStack.isDrainingHere {
-        self = .settling(outcome, Callbacks(callback))
-        return .schedule
-      }
-      self = .settling(outcome, Callbacks())
-      return .run(callback, outcome)
+      self = .settling(outcome, Callbacks(callback))
+      return DrainStack.isDrainingHere ? .schedule : .drain
     }
   }
 
   /// Takes the next callback to run, or finishes settling when there is none.
-  mutating func takeNext() -> (FutureCallback<Value, Failure>, Outcome<Value, Failure>)? {
+  ///
+  /// `isLast` says the list is empty after this one; the drainer then calls ``finishIfDone()`` once the
+  /// callback has returned, so a future leaves the drain stack as soon as its last callback has run (and
+  /// a long chain never piles up on it).
+  @inlinable
+  mutating func takeNext() -> (
+    callback: FutureCallback<Value, Failure>, outcome: Outcome<Value, Failure>, isLast: Bool
+  )? {
     guard case .settling(let outcome, var callbacks) = self else { return nil }
     self = .settled(outcome)
     guard let next = callbacks.popFirst() else { return nil }
+    let isLast = callbacks.isEmpty
     self = .settling(outcome, callbacks)
-    return (next, outcome)
+    return (next, outcome, isLast)
+  }
+
+  /// Finishes settling if no callback was registered meanwhile; returns whether callbacks remain.
+  @inlinable
+  mutating func finishIfDone() -> Bool {
+    guard case .settling(let outcome, let callbacks) = self else { return false }
+    guard callbacks.isEmpty else { return true }
+    self = .settled(outcome)
+    return false
   }
 
   /// Withdraws one unit of demand; the last withdrawal cancels the future.
+  @inlinable
   mutating func withdrawDemand() -> Settlement {
     guard case .pending(let callbacks, let upstream, let demand) = self, demand > 0 else { return .lost }
     if demand > 1 {
@@ -115,6 +131,7 @@ enum FutureState<Value: Sendable, Failure: Error> {
   ///
   /// Returns whether it did, and the previous upstream so that the caller releases it after unlocking
   /// (its last release could run a deinitializer of a user value).
+  @inlinable
   mutating func follow(_ source: any DemandSource) -> (followed: Bool, previous: (any DemandSource)?) {
     guard case .pending(let callbacks, let previous, let demand) = self else { return (false, nil) }
     self = .pending(callbacks, upstream: source, demand: demand)

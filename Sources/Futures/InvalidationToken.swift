@@ -4,7 +4,7 @@ import Synchronization
 ///
 /// Cancelling a future stops the work; sometimes the work should go on (the command must still reach the
 /// server) but the code that wanted the answer is gone, such as a view that was closed. Wrap such callbacks
-/// with ``wrap(_:)-(()->Void)``: after ``invalidate()``, wrapped callbacks do nothing. The check happens when
+/// with `wrap`: after ``invalidate()``, wrapped callbacks do nothing. The check happens when
 /// the callback runs, on its executor, so a callback already queued on the main actor is dropped too.
 ///
 /// ```swift

@@ -1,5 +1,3 @@
-import Synchronization
-
 /// Hands one outcome to one awaiting task, exactly once, whichever comes first: the outcome, the
 /// continuation, or the task's cancellation.
 final class OutcomeWaiter<Value: Sendable, Failure: Error>: Sendable {
@@ -10,7 +8,7 @@ final class OutcomeWaiter<Value: Sendable, Failure: Error>: Sendable {
     case finished
   }
 
-  private let state = Mutex(State.empty)
+  private let state = Lock(State.empty)
 
   /// Delivers an outcome; returns `false` (and does nothing) if one was delivered before.
   @discardableResult

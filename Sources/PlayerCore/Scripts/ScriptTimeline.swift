@@ -116,7 +116,7 @@ public struct VirtualTimeline: ScriptTimeline {
     while !controller.isIdle || spins < 2 {
       spins += 1
       await pause()
-      if spins > 20_000 { return }
+      if spins > 400 { return }
     }
   }
 

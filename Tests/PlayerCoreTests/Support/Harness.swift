@@ -8,7 +8,7 @@ final class Harness: Sendable {
   let output: SimulatedOutput
   let controller: PlayerController
   let timeline: VirtualTimeline
-  private let published = Mutex<[PlayerState]>([])
+  private let published = Locked<[PlayerState]>([])
   private let observation: StateObservation
 
   init(deadline: Duration = .seconds(3)) {
@@ -49,4 +49,11 @@ extension Outcome {
     if case .failure(let error) = self, let error = error as? PlayerError { return error.code }
     return nil
   }
+}
+
+/// A value behind a lock, shareable between closures (a `Mutex` itself cannot be captured: it is not copyable).
+final class Locked<Value: Sendable>: Sendable {
+  private let mutex: Mutex<Value>
+  init(_ value: Value) { mutex = Mutex(value) }
+  func withLock<R>(_ body: (inout Value) -> R) -> R { mutex.withLock { body(&$0) } }
 }

@@ -2,7 +2,7 @@
 ///
 /// The deadline is computed when the timer is created, not when the task first runs, so a timer started
 /// just before a manual test clock advances still fires.
-enum Timer {
+enum ClockTimer {
   /// Calls `fire` once `clock` reaches `duration` from now, unless the returned task is cancelled first.
   static func start<C: Clock>(
     after duration: Duration,

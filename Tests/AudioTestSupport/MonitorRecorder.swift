@@ -1,0 +1,115 @@
+import Foundation
+import Synchronization
+
+/// Records what reaches the null sink, by running `parec` on its monitor: the proof of what was heard.
+///
+/// Each chunk is stamped with `CLOCK_MONOTONIC` on arrival, the clock of splay's confirmations, so a test can
+/// relate "the future resolved" to "the audio changed at the sink".
+public final class MonitorRecorder: Sendable {
+  /// Interleaved stereo float samples at 44.1 kHz (the sandbox sink's format), with arrival times.
+  public struct Recording: Sendable {
+    /// Interleaved samples, two channels.
+    public var samples: [Float]
+    /// For each chunk: the index of its first frame and its arrival time in nanoseconds.
+    public var arrivals: [(frame: Int, time: UInt64)]
+    /// Frames per second.
+    public let rate = 44_100
+
+    /// Frames recorded.
+    public var frameCount: Int { samples.count / 2 }
+
+    /// The left channel.
+    public var left: [Float] { stride(from: 0, to: samples.count, by: 2).map { samples[$0] } }
+
+    /// The arrival time of the chunk that holds `frame`.
+    public func time(ofFrame frame: Int) -> UInt64? {
+      arrivals.last { $0.frame <= frame }?.time
+    }
+
+    /// The first frame at or after `start` whose level exceeds `threshold`.
+    public func firstAudibleFrame(after start: Int = 0, threshold: Float = 0.01) -> Int? {
+      var frame = start
+      while frame < frameCount {
+        if abs(samples[frame * 2]) > threshold || abs(samples[frame * 2 + 1]) > threshold { return frame }
+        frame += 1
+      }
+      return nil
+    }
+
+    /// The first frame at or after `start` that begins `frames` of silence.
+    public func firstSilentFrame(after start: Int, lasting frames: Int = 441, threshold: Float = 0.001) -> Int? {
+      var run = 0
+      var frame = start
+      while frame < frameCount {
+        if abs(samples[frame * 2]) <= threshold && abs(samples[frame * 2 + 1]) <= threshold {
+          run += 1
+          if run >= frames { return frame - frames + 1 }
+        } else {
+          run = 0
+        }
+        frame += 1
+      }
+      return nil
+    }
+  }
+
+  private let process = Process()
+  private final class Captured: Sendable {
+    let state = Mutex<(samples: [Float], arrivals: [(frame: Int, time: UInt64)], pending: [UInt8])>(([], [], []))
+  }
+  private let captured = Captured()
+
+  /// Starts recording the sink's monitor; waits until audio (or silence) flows.
+  public init(sink: String = PulseEnvironment.sink) throws {
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/parec")
+    process.arguments = [
+      "--device=\(sink).monitor", "--format=float32le", "--rate=44100", "--channels=2", "--latency-msec=5",
+      "--raw",
+    ]
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    process.standardError = FileHandle.nullDevice
+    let data = self.captured
+    pipe.fileHandleForReading.readabilityHandler = { handle in
+      let chunk = handle.availableData
+      guard !chunk.isEmpty else {
+        handle.readabilityHandler = nil
+        return
+      }
+      let now = MonitorRecorder.now()
+      data.state.withLock { d in
+        d.pending.append(contentsOf: chunk)
+        let usable = d.pending.count / 8 * 8
+        guard usable > 0 else { return }
+        d.arrivals.append((d.samples.count / 2, now))
+        d.pending.withUnsafeBytes { raw in
+          let floats = raw.bindMemory(to: Float.self)
+          d.samples.append(contentsOf: floats[0..<(usable / 4)])
+        }
+        d.pending.removeFirst(usable)
+      }
+    }
+    try process.run()
+    let deadline = Self.now() + 3_000_000_000
+    while captured.state.withLock({ $0.samples.count }) < 4410 * 2, Self.now() < deadline { usleep(1000) }
+  }
+
+  /// Stops recording and returns what was heard.
+  public func stop() -> Recording {
+    // Give the last chunks time to arrive, then stop parec. `waitUntilExit` spins a run loop that a test's
+    // cooperative thread does not have, so poll instead.
+    usleep(50_000)
+    if process.isRunning { process.terminate() }
+    let deadline = Self.now() + 2_000_000_000
+    while process.isRunning, Self.now() < deadline { usleep(2_000) }
+    usleep(20_000)
+    return captured.state.withLock { Recording(samples: $0.samples, arrivals: $0.arrivals) }
+  }
+
+  /// `CLOCK_MONOTONIC` in nanoseconds.
+  public static func now() -> UInt64 {
+    var ts = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
+  }
+}
