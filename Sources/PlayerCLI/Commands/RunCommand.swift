@@ -16,6 +16,7 @@ struct RunCommand: AsyncParsableCommand {
       Each command waits for its confirmation before the next line runs. The whole script is parsed \
       first: a script that does not parse exits 2 before any audio starts. A failed command or \
       expectation prints SCRIPT:LINE: what was expected, what was confirmed, and exits 1.
+      Relative paths in load and enqueue are taken from the script's folder (from the current folder for -).
       With --output simulated, no sound server is needed and waits take no wall time.
       """)
 
@@ -40,7 +41,8 @@ struct RunCommand: AsyncParsableCommand {
     }
     let parsed: PlaybackScript
     do {
-      parsed = try ScriptParser.parse(text, name: name)
+      let directory = script == "-" ? "" : (script as NSString).deletingLastPathComponent
+      parsed = try ScriptParser.parse(text, name: name).resolvingPaths(relativeTo: directory)
     } catch {
       throw CLIError(message: error.description, status: .usage)
     }

@@ -56,3 +56,24 @@ public enum Expectation: Equatable, Sendable {
   /// The current track's title (its tag, or its file name when untagged).
   case title(String)
 }
+
+extension PlaybackScript {
+  /// The script with relative paths in `load` and `enqueue` taken from `directory` (the script's own folder),
+  /// so that a script runs the same from anywhere.
+  public func resolvingPaths(relativeTo directory: String) -> PlaybackScript {
+    func resolve(_ path: String) -> String {
+      path.hasPrefix("/") || directory.isEmpty ? path : directory + "/" + path
+    }
+    var copy = self
+    copy.steps = steps.map { step in
+      var step = step
+      switch step.action {
+      case .command(.load(let paths)): step.action = .command(.load(paths.map(resolve)))
+      case .command(.enqueue(let paths)): step.action = .command(.enqueue(paths.map(resolve)))
+      default: break
+      }
+      return step
+    }
+    return copy
+  }
+}

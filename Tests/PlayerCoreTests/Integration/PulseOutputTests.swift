@@ -33,20 +33,22 @@ struct PulseOutputTests {
 
   @Test(arguments: ["ladder-44k-stereo.wav", "ladder-44k-stereo.flac"])
   func losslessFilesReachTheSinkSampleExactAtUnityGain(name: String) async throws {
-    let reference = try decodedLeft(Fixtures.media(name)).samples
-    let recorder = try MonitorRecorder()
-    _ = try await settle(controller.load([Fixtures.media(name)]))
-    _ = try await settle(controller.play())
-    let ended = await waitForEnd()
-    let recording = recorder.stop()
-    #expect(ended?.status == .ended)
-    let left = recording.left
-    let start = try #require(recording.firstAudibleFrame(), "no audio reached the sink")
-    // The first audible sample may come a little after the file's first (quiet) samples: find the alignment.
-    let match = SignalAnalysis.bestOffset(of: reference, in: left, range: max(0, start - 200)..<(start + 200))
-    #expect(match.error < 1e-4, "the sink got other samples than the file's")
-    let difference = SignalAnalysis.maximumDifference(left, offset: match.offset, reference: reference)
-    #expect(difference < 1e-4, "the whole file, in order, nothing skipped or repeated (max difference \(difference))")
+    try await ExclusiveSink.run {
+      let reference = try decodedLeft(Fixtures.media(name)).samples
+      let recorder = try MonitorRecorder()
+      _ = try await settle(controller.load([Fixtures.media(name)]))
+      _ = try await settle(controller.play())
+      let ended = await waitForEnd()
+      let recording = recorder.stop()
+      #expect(ended?.status == .ended)
+      let left = recording.left
+      let start = try #require(recording.firstAudibleFrame(), "no audio reached the sink")
+      // The first audible sample may come a little after the file's first (quiet) samples: find the alignment.
+      let match = SignalAnalysis.bestOffset(of: reference, in: left, range: max(0, start - 200)..<(start + 200))
+      #expect(match.error < 1e-4, "the sink got other samples than the file's")
+      let difference = SignalAnalysis.maximumDifference(left, offset: match.offset, reference: reference)
+      #expect(difference < 1e-4, "the whole file, in order, nothing skipped or repeated (max difference \(difference))")
+    }
   }
 
   @Test(arguments: [
@@ -54,109 +56,121 @@ struct PulseOutputTests {
     "ladder-48k-mono.wav", "ladder-48k-mono.mp3",
   ])
   func everyFormatAndLayoutPlaysItsContentInOrder(name: String) async throws {
-    let recorder = try MonitorRecorder()
-    _ = try await settle(controller.load([Fixtures.media(name)]))
-    _ = try await settle(controller.play())
-    let ended = await waitForEnd()
-    let recording = recorder.stop()
-    #expect(ended?.status == .ended)
-    let start = try #require(recording.firstAudibleFrame(threshold: 0.05), "no audio reached the sink")
-    let steps = SignalAnalysis.ladderSteps(recording.left, from: start, rate: recording.rate, count: 12)
-    #expect(steps == Array(0..<12), "the quarter-second tone steps, in order")
+    try await ExclusiveSink.run {
+      let recorder = try MonitorRecorder()
+      _ = try await settle(controller.load([Fixtures.media(name)]))
+      _ = try await settle(controller.play())
+      let ended = await waitForEnd()
+      let recording = recorder.stop()
+      #expect(ended?.status == .ended)
+      let start = try #require(recording.firstAudibleFrame(threshold: 0.05), "no audio reached the sink")
+      let steps = SignalAnalysis.ladderSteps(recording.left, from: start, rate: recording.rate, count: 12)
+      #expect(steps == Array(0..<12), "the quarter-second tone steps, in order")
+    }
   }
 
   @Test func pauseSilencesTheSinkAndResumeContinuesWhereItStopped() async throws {
-    let reference = try decodedLeft(Fixtures.sweepFLAC).samples
-    let recorder = try MonitorRecorder()
-    _ = try await settle(controller.load([Fixtures.sweepFLAC]))
-    _ = try await settle(controller.play())
-    try await Task.sleep(for: .milliseconds(700))
-    let paused = try await settle(controller.pause())
-    let pausedAt = MonitorRecorder.now()
-    #expect(paused.status == .paused)
-    try await Task.sleep(for: .milliseconds(400))
-    _ = try await settle(controller.play())
-    try await Task.sleep(for: .milliseconds(500))
-    _ = try await settle(controller.stop())
-    let recording = recorder.stop()
-    let left = recording.left
+    try await ExclusiveSink.run {
+      let reference = try decodedLeft(Fixtures.sweepFLAC).samples
+      let recorder = try MonitorRecorder()
+      _ = try await settle(controller.load([Fixtures.sweepFLAC]))
+      _ = try await settle(controller.play())
+      try await Task.sleep(for: .milliseconds(700))
+      let paused = try await settle(controller.pause())
+      let pausedAt = MonitorRecorder.now()
+      #expect(paused.status == .paused)
+      try await Task.sleep(for: .milliseconds(400))
+      _ = try await settle(controller.play())
+      try await Task.sleep(for: .milliseconds(500))
+      _ = try await settle(controller.stop())
+      let recording = recorder.stop()
+      let left = recording.left
 
-    let start = try #require(recording.firstAudibleFrame())
-    let silence = try #require(recording.firstSilentFrame(after: start, lasting: 2205), "no silence after pause")
-    let silentAt = try #require(recording.time(ofFrame: silence))
-    let delay = Double(Int64(silentAt) - Int64(pausedAt)) / 1e6
-    #expect(delay <= 50, "silence reached the sink \(delay) ms after pause() resolved")
+      let start = try #require(recording.firstAudibleFrame())
+      let silence = try #require(recording.firstSilentFrame(after: start, lasting: 2205), "no silence after pause")
+      let silentAt = try #require(recording.time(ofFrame: silence))
+      let delay = Double(Int64(silentAt) - Int64(pausedAt)) / 1e6
+      #expect(delay <= 50, "silence reached the sink \(delay) ms after pause() resolved")
 
-    // Continuity: the last frame before the pause and the first after the resume are neighbours in the file.
-    let resumed = try #require(recording.firstAudibleFrame(after: silence))
-    let before = Array(left[(silence - 4096)..<silence])
-    let after = Array(left[resumed..<(resumed + 4096)])
-    let lastBefore = SignalAnalysis.bestOffset(of: before, in: reference, range: 0..<(reference.count - 4096), length: 4096)
-    let firstAfter = SignalAnalysis.bestOffset(of: after, in: reference, range: 0..<(reference.count - 4096), length: 4096)
-    #expect(lastBefore.error < 1e-3 && firstAfter.error < 1e-3, "both sides are the file's own samples")
-    let gap = firstAfter.offset - (lastBefore.offset + 4096)
-    #expect(abs(gap) <= 44, "lost (+) or repeated (−) \(gap) frames across pause/resume; at most 1 ms allowed")
-    #expect(abs(Double(lastBefore.offset + 4096) / 44_100 - paused.position.seconds) < 0.25)
+      // Continuity: the last frame before the pause and the first after the resume are neighbours in the file.
+      let resumed = try #require(recording.firstAudibleFrame(after: silence))
+      let before = Array(left[(silence - 4096)..<silence])
+      let after = Array(left[resumed..<(resumed + 4096)])
+      let lastBefore = SignalAnalysis.bestOffset(
+        of: before, in: reference, range: 0..<(reference.count - 4096), length: 4096)
+      let firstAfter = SignalAnalysis.bestOffset(
+        of: after, in: reference, range: 0..<(reference.count - 4096), length: 4096)
+      #expect(lastBefore.error < 1e-3 && firstAfter.error < 1e-3, "both sides are the file's own samples")
+      let gap = firstAfter.offset - (lastBefore.offset + 4096)
+      #expect(abs(gap) <= 44, "lost (+) or repeated (−) \(gap) frames across pause/resume; at most 1 ms allowed")
+      #expect(abs(Double(lastBefore.offset + 4096) / 44_100 - paused.position.seconds) < 0.25)
+    }
   }
 
   @Test func theFirstAudioAfterASeekIsTheFileAtTheTarget() async throws {
-    let reference = try decodedLeft(Fixtures.sweepFLAC).samples
-    let recorder = try MonitorRecorder()
-    _ = try await settle(controller.load([Fixtures.sweepFLAC]))
-    _ = try await settle(controller.play())
-    try await Task.sleep(for: .milliseconds(500))
-    let target = 12.5
-    let sought = try await settle(controller.seek(to: target))
-    #expect(sought.status == .playing)
-    #expect(abs(sought.position.seconds - target) < 0.01)
-    try await Task.sleep(for: .milliseconds(500))
-    _ = try await settle(controller.stop())
-    let recording = recorder.stop()
-    let left = recording.left
-    let targetFrame = Int(target * 44_100)
-    let probe = Array(reference[targetFrame..<(targetFrame + 4096)])
-    let found = SignalAnalysis.bestOffset(of: probe, in: left, range: 0..<(left.count - 4096), length: 4096)
-    #expect(found.error < 1e-3, "the content at \(target) s reached the sink")
-    // Nothing of the file just before the target precedes it: the new audio starts exactly at the target.
-    let earlier = Array(reference[(targetFrame - 44)..<targetFrame])
-    let precedes = SignalAnalysis.maximumDifference(left, offset: found.offset - 44, reference: earlier)
-    #expect(precedes > 1e-3, "audio from before the target (more than 1 ms early) reached the sink")
+    try await ExclusiveSink.run {
+      let reference = try decodedLeft(Fixtures.sweepFLAC).samples
+      let recorder = try MonitorRecorder()
+      _ = try await settle(controller.load([Fixtures.sweepFLAC]))
+      _ = try await settle(controller.play())
+      try await Task.sleep(for: .milliseconds(500))
+      let target = 12.5
+      let sought = try await settle(controller.seek(to: target))
+      #expect(sought.status == .playing)
+      #expect(abs(sought.position.seconds - target) < 0.01)
+      try await Task.sleep(for: .milliseconds(500))
+      _ = try await settle(controller.stop())
+      let recording = recorder.stop()
+      let left = recording.left
+      let targetFrame = Int(target * 44_100)
+      let probe = Array(reference[targetFrame..<(targetFrame + 4096)])
+      let found = SignalAnalysis.bestOffset(of: probe, in: left, range: 0..<(left.count - 4096), length: 4096)
+      #expect(found.error < 1e-3, "the content at \(target) s reached the sink")
+      // Nothing of the file just before the target precedes it: the new audio starts exactly at the target.
+      let earlier = Array(reference[(targetFrame - 44)..<targetFrame])
+      let precedes = SignalAnalysis.maximumDifference(left, offset: found.offset - 44, reference: earlier)
+      #expect(precedes > 1e-3, "audio from before the target (more than 1 ms early) reached the sink")
+    }
   }
 
   @Test func rapidSeeksSettleEveryFutureAndEndAtTheLast() async throws {
-    _ = try await settle(controller.load([Fixtures.sweepFLAC]))
-    _ = try await settle(controller.play())
-    let futures = (1...20).map { controller.seek(to: Double($0)) }
-    var outcomes: [Outcome<PlayerState, PlayerError>] = []
-    for future in futures { outcomes.append(await future.settled) }
-    #expect(outcomes.allSatisfy { $0.value != nil || $0.isCancelled })
-    #expect(outcomes.last?.value != nil)
-    let state = try await settle(controller.refresh())
-    #expect(state.position.seconds >= 20 && state.position.seconds < 21)
-    _ = try await settle(controller.stop())
+    try await ExclusiveSink.run {
+      _ = try await settle(controller.load([Fixtures.sweepFLAC]))
+      _ = try await settle(controller.play())
+      let futures = (1...20).map { controller.seek(to: Double($0)) }
+      var outcomes: [Outcome<PlayerState, PlayerError>] = []
+      for future in futures { outcomes.append(await future.settled) }
+      #expect(outcomes.allSatisfy { $0.value != nil || $0.isCancelled })
+      #expect(outcomes.last?.value != nil)
+      let state = try await settle(controller.refresh())
+      #expect(state.position.seconds >= 20 && state.position.seconds < 21)
+      _ = try await settle(controller.stop())
+    }
   }
 
   @Test func halfVolumeFollowsTheCubicCurve() async throws {
-    let recorder = try MonitorRecorder()
-    _ = try await settle(controller.load([Fixtures.sweepFLAC]))
-    _ = try await settle(controller.play())
-    try await Task.sleep(for: .milliseconds(600))
-    let full = MonitorRecorder.now()
-    let state = try await settle(controller.setVolume(50))
-    #expect(state.volume == 50)
-    try await Task.sleep(for: .milliseconds(600))
-    _ = try await settle(controller.stop())
-    let recording = recorder.stop()
-    func peak(between lower: UInt64, and upper: UInt64) -> Float {
-      let frames = recording.arrivals.filter { $0.time > lower && $0.time < upper }.map(\.frame)
-      guard let first = frames.first, let last = frames.last, last > first else { return 0 }
-      return recording.left[first..<last].map { abs($0) }.max() ?? 0
+    try await ExclusiveSink.run {
+      let recorder = try MonitorRecorder()
+      _ = try await settle(controller.load([Fixtures.sweepFLAC]))
+      _ = try await settle(controller.play())
+      try await Task.sleep(for: .milliseconds(600))
+      let full = MonitorRecorder.now()
+      let state = try await settle(controller.setVolume(50))
+      #expect(state.volume == 50)
+      try await Task.sleep(for: .milliseconds(600))
+      _ = try await settle(controller.stop())
+      let recording = recorder.stop()
+      func peak(between lower: UInt64, and upper: UInt64) -> Float {
+        let frames = recording.arrivals.filter { $0.time > lower && $0.time < upper }.map(\.frame)
+        guard let first = frames.first, let last = frames.last, last > first else { return 0 }
+        return recording.left[first..<last].map { abs($0) }.max() ?? 0
+      }
+      let loud = peak(between: full - 300_000_000, and: full)
+      let quiet = peak(between: full + 300_000_000, and: full + 550_000_000)
+      #expect(loud > 0.4)
+      // PulseAudio's 50 % is (0.5)³ of the amplitude.
+      #expect(abs(quiet / loud - 0.125) < 0.01, "level ratio \(quiet / loud)")
     }
-    let loud = peak(between: full - 300_000_000, and: full)
-    let quiet = peak(between: full + 300_000_000, and: full + 550_000_000)
-    #expect(loud > 0.4)
-    // PulseAudio's 50 % is (0.5)³ of the amplitude.
-    #expect(abs(quiet / loud - 0.125) < 0.01, "level ratio \(quiet / loud)")
   }
 
   @Test func noServerFailsFastNamingTheAddress() async throws {

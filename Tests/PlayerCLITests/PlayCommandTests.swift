@@ -1,0 +1,65 @@
+import AudioTestSupport
+import Foundation
+import Testing
+
+@Suite(.serialized) struct PlayCommandTests {
+  @Test(.enabled(if: PulseEnvironment.available, "needs the private PulseAudio server of `make test`"))
+  func playPrintsConfirmedStatesAndTheSinkHearsTheFile() async throws {
+    try await ExclusiveSink.run {
+      let recorder = try MonitorRecorder()
+      let result = try Splay.run(["play", "--json", Splay.fixture("media/ladder-44k-stereo.flac")])
+      let recording = recorder.stop()
+      #expect(result.status == 0, "\(result.stderr)")
+      #expect(result.statuses == ["stopped", "playing", "ended"])
+      let start = try #require(recording.firstAudibleFrame(threshold: 0.05))
+      let steps = SignalAnalysis.ladderSteps(recording.left, from: start, rate: recording.rate, count: 12)
+      #expect(steps == Array(0..<12))
+    }
+  }
+
+  @Test func aBrokenFileInTheQueueIsReportedAndTheOthersPlay() throws {
+    let result = try Splay.run([
+      "play", "--json", "--output", "simulated", Splay.fixture("media/short-44k-stereo.flac"),
+      Splay.fixture("broken/random-bytes.mp3"), Splay.fixture("media/ladder-48k-mono.flac"),
+    ])
+    #expect(result.status == 3)
+    #expect(result.stderr.contains("random-bytes.mp3: cannot decode"))
+    let tracks = Set(result.jsonLines.compactMap { ($0["track"] as? [String: Any])?["path"] as? String })
+    #expect(tracks.count == 2)
+    #expect(result.statuses.last == "ended")
+  }
+
+  @Test func noServerExitsFourWithinTwoSecondsNamingTheAddress() throws {
+    let result = try Splay.run(
+      ["play", "--json", Splay.fixture("media/short-44k-stereo.flac")],
+      environment: ["PULSE_SERVER": "unix:/nonexistent/pulse-socket"])
+    #expect(result.status == 4)
+    #expect(result.seconds < 2)
+    #expect(result.stderr.contains("unix:/nonexistent/pulse-socket"))
+    #expect(result.stderr.contains("start PulseAudio"))
+  }
+
+  @Test func usageErrorsExitTwo() throws {
+    #expect(try Splay.run(["play"]).status == 2)
+    #expect(try Splay.run(["play", "--volume", "200", "x.flac"]).status == 2)
+    #expect(try Splay.run(["dance"]).status == 2)
+    #expect(try Splay.run(["--help"]).status == 0)
+  }
+
+  @Test(.enabled(if: PulseEnvironment.available, "needs the private PulseAudio server of `make test`"))
+  func theDemoPlaysTheFixtureIntoTheSink() async throws {
+    try await ExclusiveSink.run {
+      let recorder = try MonitorRecorder()
+      let process = Process()
+      process.executableURL = URL(fileURLWithPath: Splay.root + "/scripts/demo")
+      process.environment = ProcessInfo.processInfo.environment.merging(["SPLAY_BIN": Splay.binary]) { $1 }
+      process.standardOutput = FileHandle.nullDevice
+      try process.run()
+      while process.isRunning { usleep(10_000) }
+      let recording = recorder.stop()
+      #expect(process.terminationStatus == 0)
+      let start = try #require(recording.firstAudibleFrame(threshold: 0.05))
+      #expect(SignalAnalysis.ladderSteps(recording.left, from: start, rate: recording.rate, count: 12) == Array(0..<12))
+    }
+  }
+}
