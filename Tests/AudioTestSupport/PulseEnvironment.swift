@@ -11,7 +11,8 @@ public enum PulseEnvironment {
   /// True when a server is configured and answers `pactl info`.
   public static let available: Bool = {
     guard server != nil else {
-      print("PulseAudio tests skipped: PULSE_SERVER is not set (run them with `make test`, which starts a private server)")
+      print(
+        "PulseAudio tests skipped: PULSE_SERVER is not set (run them with `make test`, which starts a private server)")
       return false
     }
     let answers = (try? run("/usr/bin/pactl", ["info"]))?.status == 0

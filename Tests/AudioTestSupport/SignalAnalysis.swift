@@ -18,7 +18,10 @@ public enum SignalAnalysis {
 
   /// The ladder step (0, 1, 2 …) sounding in `samples`: the strongest of the candidate frequencies.
   public static func ladderStep(in samples: ArraySlice<Float>, rate: Int, steps: Int = 16) -> Int {
-    (0..<steps).max { power(of: 400 + 100 * Double($0), in: samples, rate: rate) < power(of: 400 + 100 * Double($1), in: samples, rate: rate) }!
+    (0..<steps).max {
+      power(of: 400 + 100 * Double($0), in: samples, rate: rate)
+        < power(of: 400 + 100 * Double($1), in: samples, rate: rate)
+    }!
   }
 
   /// The ladder steps heard in a mono signal starting at `start`, one per quarter second, analysing the middle

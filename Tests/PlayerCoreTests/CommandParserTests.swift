@@ -1,3 +1,4 @@
+import Foundation
 import PlayerCore
 import Testing
 
@@ -73,8 +74,12 @@ import Testing
       let data = try encoder.encode(command)
       #expect(try decoder.decode(PlayerCommand.self, from: data) == command)
     }
-    #expect(try decoder.decode(PlayerCommand.self, from: Data(#"{"command":"seek","args":[12.5]}"#.utf8)) == .seek(.absolute(12.5)))
-    #expect(try decoder.decode(PlayerCommand.self, from: Data(#"{"command":"seek","args":[-5]}"#.utf8)) == .seek(.relative(-5)))
+    #expect(
+      try decoder.decode(PlayerCommand.self, from: Data(#"{"command":"seek","args":[12.5]}"#.utf8))
+        == .seek(.absolute(12.5)))
+    #expect(
+      try decoder.decode(PlayerCommand.self, from: Data(#"{"command":"seek","args":[-5]}"#.utf8))
+        == .seek(.relative(-5)))
     #expect(try decoder.decode(PlayerCommand.self, from: Data(#"{"command":"seek +5"}"#.utf8)) == .seek(.relative(5)))
     #expect(throws: DecodingError.self) {
       try decoder.decode(PlayerCommand.self, from: Data(#"{"command":"seek","args":[true]}"#.utf8))
@@ -89,5 +94,3 @@ import Testing
     #expect(VolumeChange.relative(-30).resolve(from: 10) == 0)
   }
 }
-
-import Foundation

@@ -71,14 +71,17 @@ struct CtlCommand: AsyncParsableCommand {
       var offset = 0
       while offset < raw.count {
         let n = write(fd, raw.baseAddress! + offset, raw.count - offset)
-        guard n > 0 else { throw CLIError(message: "write failed: \(String(cString: strerror(errno)))", status: .failed) }
+        guard n > 0 else {
+          throw CLIError(message: "write failed: \(String(cString: strerror(errno)))", status: .failed)
+        }
         offset += n
       }
     }
   }
 
   static func compact(_ value: Any) -> String {
-    guard let data = try? JSONSerialization.data(withJSONObject: value, options: [.sortedKeys, .withoutEscapingSlashes])
+    guard
+      let data = try? JSONSerialization.data(withJSONObject: value, options: [.sortedKeys, .withoutEscapingSlashes])
     else { return "{}" }
     return String(decoding: data, as: UTF8.self)
   }

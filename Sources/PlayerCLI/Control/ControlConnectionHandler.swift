@@ -51,7 +51,8 @@ final class ControlConnectionHandler: ChannelDuplexHandler {
     switch unwrapInboundIn(data) {
     case .tooLong:
       let message = ControlMessage.failure(
-        id: nil, code: "line-too-long", message: "request longer than \(ControlRequest.maximumLineLength) bytes; closing",
+        id: nil, code: "line-too-long",
+        message: "request longer than \(ControlRequest.maximumLineLength) bytes; closing",
         error: nil)
       write(message, context: context).assumeIsolated().whenComplete { _ in context.close(promise: nil) }
     case .line(let buffer):
@@ -117,7 +118,8 @@ final class ControlConnectionHandler: ChannelDuplexHandler {
       switch outcome {
       case .success(let state): message = .success(id: id, state: state)
       case .failure(let error): message = .failure(id: id, code: error.code, message: error.message, error: error)
-      case .cancelled: message = .failure(id: id, code: "cancelled", message: PlayerError.cancelled.message, error: .cancelled)
+      case .cancelled:
+        message = .failure(id: id, code: "cancelled", message: PlayerError.cancelled.message, error: .cancelled)
       }
       eventLoop.execute {
         let (handler, context) = loopBound.value

@@ -33,7 +33,9 @@ struct LineFrameDecoder: ByteToMessageDecoder {
       }
       var line = buffer.readSlice(length: length)!
       buffer.moveReaderIndex(forwardBy: 1)
-      if line.readableBytesView.last == UInt8(ascii: "\r") { line = line.getSlice(at: line.readerIndex, length: length - 1)! }
+      if line.readableBytesView.last == UInt8(ascii: "\r") {
+        line = line.getSlice(at: line.readerIndex, length: length - 1)!
+      }
       context.fireChannelRead(wrapInboundOut(.line(line)))
       return .continue
     }
@@ -45,7 +47,9 @@ struct LineFrameDecoder: ByteToMessageDecoder {
     return .needMoreData
   }
 
-  mutating func decodeLast(context: ChannelHandlerContext, buffer: inout ByteBuffer, seenEOF: Bool) throws -> DecodingState {
+  mutating func decodeLast(context: ChannelHandlerContext, buffer: inout ByteBuffer, seenEOF: Bool) throws
+    -> DecodingState
+  {
     // A last line without a newline is still a request.
     if buffer.readableBytes > 0, !failed, buffer.readableBytes <= maximumLength {
       let line = buffer.readSlice(length: buffer.readableBytes)!

@@ -14,16 +14,20 @@ enum SocketPath {
   /// Refuses a directory that other users can write to (they could replace the socket), unless the path was
   /// given explicitly.
   static func checkDirectory(of path: String, explicit: Bool) throws {
-    let directory = (path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent
+    let directory =
+      (path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent
     var st = stat()
     guard stat(directory, &st) == 0 else {
-      throw CLIError(message: "\(directory): \(String(cString: strerror(errno))) (the socket's directory must exist)", status: .usage)
+      throw CLIError(
+        message: "\(directory): \(String(cString: strerror(errno))) (the socket's directory must exist)", status: .usage
+      )
     }
     let sticky = st.st_mode & S_ISVTX != 0
     let othersWrite = st.st_mode & (S_IWOTH | S_IWGRP) != 0
     if othersWrite && !explicit {
       throw CLIError(
-        message: "\(directory) is writable by other users\(sticky ? "" : " and not sticky"); pass --socket to use it anyway",
+        message:
+          "\(directory) is writable by other users\(sticky ? "" : " and not sticky"); pass --socket to use it anyway",
         status: .usage)
     }
   }
@@ -33,7 +37,8 @@ enum SocketPath {
     var st = stat()
     guard lstat(path, &st) == 0 else { return }
     guard st.st_mode & S_IFMT == S_IFSOCK else {
-      throw CLIError(message: "\(path) exists and is not a socket; remove it or choose another --socket", status: .usage)
+      throw CLIError(
+        message: "\(path) exists and is not a socket; remove it or choose another --socket", status: .usage)
     }
     if let fd = try? connect(path) {
       close(fd)
@@ -58,7 +63,9 @@ enum SocketPath {
       raw[bytes.count] = 0
     }
     let result = withUnsafePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Foundation.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        Foundation.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+      }
     }
     guard result == 0 else {
       let reason = String(cString: strerror(errno))

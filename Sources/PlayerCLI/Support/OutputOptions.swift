@@ -10,16 +10,25 @@ enum OutputKind: String, ExpressibleByArgument, CaseIterable {
 
 /// The options that choose and configure the audio output.
 struct OutputOptions: ParsableArguments {
-  @Option(name: .long, help: "Where audio goes: 'pulse' (a PulseAudio or PipeWire-pulse server) or 'simulated' (no server, virtual time).")
+  @Option(
+    name: .long,
+    help: "Where audio goes: 'pulse' (a PulseAudio or PipeWire-pulse server) or 'simulated' (no server, virtual time).")
   var output: OutputKind = .pulse
 
-  @Option(name: .long, help: ArgumentHelp("The PulseAudio server to use (default: $PULSE_SERVER, then the user's server).", valueName: "address"))
+  @Option(
+    name: .long,
+    help: ArgumentHelp(
+      "The PulseAudio server to use (default: $PULSE_SERVER, then the user's server).", valueName: "address"))
   var server: String?
 
-  @Option(name: .long, help: ArgumentHelp("The sink to play to (default: the server's default sink).", valueName: "name"))
+  @Option(
+    name: .long, help: ArgumentHelp("The sink to play to (default: the server's default sink).", valueName: "name"))
   var sink: String?
 
-  @Option(name: .long, help: ArgumentHelp("Seconds the server has to confirm a command before it fails with 'timeout'.", valueName: "seconds"))
+  @Option(
+    name: .long,
+    help: ArgumentHelp(
+      "Seconds the server has to confirm a command before it fails with 'timeout'.", valueName: "seconds"))
   var deadline: Double = 3
 
   func validate() throws {

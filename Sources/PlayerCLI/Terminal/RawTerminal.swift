@@ -32,10 +32,12 @@ final class RawTerminal: Sendable {
 
   /// Leaves raw mode and shows the cursor again. Idempotent; safe from a signal handler's dispatch source.
   static func restore() {
-    guard let saved = saved.withLock({ s -> Saved? in
-      defer { s = nil }
-      return s
-    }) else { return }
+    guard
+      let saved = saved.withLock({ s -> Saved? in
+        defer { s = nil }
+        return s
+      })
+    else { return }
     var attributes = saved.attributes
     tcsetattr(STDIN_FILENO, TCSAFLUSH, &attributes)
     write("\u{1B}[?25h\r\n")
@@ -46,7 +48,9 @@ final class RawTerminal: Sendable {
     var bytes = Array(text.utf8)
     var offset = 0
     while offset < bytes.count {
-      let n = bytes.withUnsafeMutableBytes { Foundation.write(STDOUT_FILENO, $0.baseAddress! + offset, $0.count - offset) }
+      let n = bytes.withUnsafeMutableBytes {
+        Foundation.write(STDOUT_FILENO, $0.baseAddress! + offset, $0.count - offset)
+      }
       if n <= 0 { break }
       offset += n
     }

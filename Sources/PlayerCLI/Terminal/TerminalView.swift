@@ -120,7 +120,8 @@ final class TerminalView: PlaybackView {
       let times = " \(clockTime(position, millis: false)) / \(clockTime(track.duration, millis: false))"
       let barWidth = max(10, min(width, 100) - times.count - 2)
       let filled = track.duration > 0 ? Int((position / track.duration * Double(barWidth)).rounded(.down)) : 0
-      let bar = String(repeating: "=", count: min(filled, barWidth)) + String(repeating: "-", count: max(0, barWidth - filled))
+      let bar =
+        String(repeating: "=", count: min(filled, barWidth)) + String(repeating: "-", count: max(0, barWidth - filled))
       lines.append("[\(bar)]" + times)
     } else {
       lines.append("(nothing loaded)")

@@ -93,7 +93,8 @@ public enum CommandParser {
 
   static func seekTarget(_ token: CommandTokenizer.Token) throws(CommandParseError) -> SeekTarget {
     let text = token.text
-    let expected = "expected seconds (12.5), a step (+5, -5), a time (1:30) or a percentage (50%), found '\(text.prefix(40))'"
+    let expected =
+      "expected seconds (12.5), a step (+5, -5), a time (1:30) or a percentage (50%), found '\(text.prefix(40))'"
     if text.hasSuffix("%") {
       guard let p = decimal(text.dropLast(), signed: false), p <= 100 else {
         throw CommandParseError(column: token.column, message: expected + " (percent is 0-100)")
@@ -102,7 +103,9 @@ public enum CommandParser {
     }
     if text.contains(":") {
       let parts = text.split(separator: ":", omittingEmptySubsequences: false)
-      guard parts.count == 2 || parts.count == 3 else { throw CommandParseError(column: token.column, message: expected) }
+      guard parts.count == 2 || parts.count == 3 else {
+        throw CommandParseError(column: token.column, message: expected)
+      }
       var total = 0.0
       for (i, part) in parts.enumerated() {
         let isLast = i == parts.count - 1

@@ -134,7 +134,8 @@ public final class PlayerController: Sendable {
     }
     for job in waiting {
       switch job {
-      case .command(let command, let resolver): resolver.reject(.invalidState(command: command.name, state: "shut down"))
+      case .command(let command, let resolver):
+        resolver.reject(.invalidState(command: command.name, state: "shut down"))
       case .refresh(let resolver): resolver.reject(.invalidState(command: "status", state: "shut down"))
       case .event: break
       }
@@ -196,19 +197,21 @@ public final class PlayerController: Sendable {
       resolver.resolve(state)
       return runNext()
     }
-    output.status().timeout(configuration.deadline, clock: configuration.clock, error: .timeout(command: "status", seconds: deadlineSeconds))
-      .always(on: .queue(queue)) { [self] outcome in
-        switch outcome {
-        case .success(let confirmation):
-          let published = core.withLock { $0.machine.reconcile(confirmation) }
-          finish(resolver, with: .success(state), publishing: published)
-        case .failure(let error):
-          resolver.reject(error)
-        case .cancelled:
-          resolver.settle(with: .cancelled)
-        }
-        runNext()
+    output.status().timeout(
+      configuration.deadline, clock: configuration.clock, error: .timeout(command: "status", seconds: deadlineSeconds)
+    )
+    .always(on: .queue(queue)) { [self] outcome in
+      switch outcome {
+      case .success(let confirmation):
+        let published = core.withLock { $0.machine.reconcile(confirmation) }
+        finish(resolver, with: .success(state), publishing: published)
+      case .failure(let error):
+        resolver.reject(error)
+      case .cancelled:
+        resolver.settle(with: .cancelled)
       }
+      runNext()
+    }
   }
 
   private var deadlineSeconds: Double {
@@ -279,15 +282,17 @@ public final class PlayerController: Sendable {
       runNext()
     case .failure(.timeout(let name, let seconds)):
       // The output may have done the step after all: publish what it really does before failing.
-      output.status().timeout(configuration.deadline, clock: configuration.clock, error: .timeout(command: name, seconds: seconds))
-        .always(on: .queue(queue)) { [self] status in
-          var published: PlayerState?
-          if case .success(let confirmation) = status {
-            published = core.withLock { $0.machine.reconcile(confirmation) }
-          }
-          finish(resolver, with: .failure(.timeout(command: name, seconds: seconds)), publishing: published)
-          runNext()
+      output.status().timeout(
+        configuration.deadline, clock: configuration.clock, error: .timeout(command: name, seconds: seconds)
+      )
+      .always(on: .queue(queue)) { [self] status in
+        var published: PlayerState?
+        if case .success(let confirmation) = status {
+          published = core.withLock { $0.machine.reconcile(confirmation) }
         }
+        finish(resolver, with: .failure(.timeout(command: name, seconds: seconds)), publishing: published)
+        runNext()
+      }
     case .failure(let error):
       finish(resolver, with: .failure(error), publishing: nil)
       runNext()

@@ -39,7 +39,8 @@ public struct ControlRequest: Equatable, Sendable {
   /// Decodes one line (without its newline). Errors carry the request's id when it could be read.
   public static func decode(_ line: some Collection<UInt8>) -> Result<ControlRequest, ControlProtocolError> {
     guard line.count <= maximumLineLength else {
-      return .failure(ControlProtocolError(id: nil, code: "line-too-long", message: "request longer than \(maximumLineLength) bytes"))
+      return .failure(
+        ControlProtocolError(id: nil, code: "line-too-long", message: "request longer than \(maximumLineLength) bytes"))
     }
     let raw: RawRequest
     do {
@@ -47,7 +48,9 @@ public struct ControlRequest: Equatable, Sendable {
     } catch let error as RawRequest.Invalid {
       return .failure(ControlProtocolError(id: error.id, code: "bad-request", message: error.message))
     } catch DecodingError.typeMismatch, DecodingError.valueNotFound, DecodingError.keyNotFound {
-      return .failure(ControlProtocolError(id: nil, code: "bad-request", message: "a request must be a JSON object with a \"command\" string"))
+      return .failure(
+        ControlProtocolError(
+          id: nil, code: "bad-request", message: "a request must be a JSON object with a \"command\" string"))
     } catch {
       return .failure(ControlProtocolError(id: nil, code: "bad-request", message: "malformed JSON"))
     }

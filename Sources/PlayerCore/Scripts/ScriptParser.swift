@@ -68,7 +68,8 @@ public enum ScriptParser {
     case "expect":
       return try parseExpect(tokens)
     default:
-      return .command(try CommandParser.parse(name: first.text, nameColumn: first.column, arguments: Array(tokens.dropFirst())))
+      return .command(
+        try CommandParser.parse(name: first.text, nameColumn: first.column, arguments: Array(tokens.dropFirst())))
     }
   }
 
@@ -97,24 +98,28 @@ public enum ScriptParser {
 
   private static func parseWait(_ tokens: [CommandTokenizer.Token]) throws(CommandParseError) -> ScriptAction {
     guard tokens.count >= 2 else {
-      throw CommandParseError(column: tokens[0].column, message: "wait needs seconds (wait 1.5) or a state (wait until ended)")
+      throw CommandParseError(
+        column: tokens[0].column, message: "wait needs seconds (wait 1.5) or a state (wait until ended)")
     }
     if tokens[1].text.lowercased() == "until" {
       guard tokens.count >= 3 else {
-        throw CommandParseError(column: tokens[1].column, message: "wait until needs a state (\(statusNames.joined(separator: ", ")))")
+        throw CommandParseError(
+          column: tokens[1].column, message: "wait until needs a state (\(statusNames.joined(separator: ", ")))")
       }
       let status = try statusName(tokens[2])
       var timeout = 30.0
       if tokens.count > 3 {
         guard tokens[3].text.lowercased() == "timeout", tokens.count == 5 else {
-          throw CommandParseError(column: tokens[3].column, message: "expected 'timeout SECONDS', found '\(tokens[3].text.prefix(40))'")
+          throw CommandParseError(
+            column: tokens[3].column, message: "expected 'timeout SECONDS', found '\(tokens[3].text.prefix(40))'")
         }
         timeout = try seconds(tokens[4], what: "a timeout in seconds")
       }
       return .waitUntil(status: status, timeout: timeout)
     }
     guard tokens.count == 2 else {
-      throw CommandParseError(column: tokens[2].column, message: "wait takes one number of seconds, found '\(tokens[2].text.prefix(40))'")
+      throw CommandParseError(
+        column: tokens[2].column, message: "wait takes one number of seconds, found '\(tokens[2].text.prefix(40))'")
     }
     return .wait(seconds: try seconds(tokens[1], what: "seconds (wait 1.5)"))
   }
@@ -140,7 +145,8 @@ public enum ScriptParser {
       var tolerance = 0.05
       if tokens.count > 3 {
         guard ["±", "+-", "+/-"].contains(tokens[3].text), tokens.count == 5 else {
-          throw CommandParseError(column: tokens[3].column, message: "expected '± TOLERANCE', found '\(tokens[3].text.prefix(40))'")
+          throw CommandParseError(
+            column: tokens[3].column, message: "expected '± TOLERANCE', found '\(tokens[3].text.prefix(40))'")
         }
         tolerance = try seconds(tokens[4], what: "a tolerance in seconds")
       }
@@ -150,13 +156,15 @@ public enum ScriptParser {
       var text = Substring(value.text)
       if text.hasSuffix("%") { text = text.dropLast() }
       guard let level = Int(text), (0...100).contains(level) else {
-        throw CommandParseError(column: value.column, message: "expected a volume 0-100, found '\(value.text.prefix(40))'")
+        throw CommandParseError(
+          column: value.column, message: "expected a volume 0-100, found '\(value.text.prefix(40))'")
       }
       return .expect(.volume(level))
     case "track":
       try noMore(3)
       guard let index = Int(value.text), index >= 1 else {
-        throw CommandParseError(column: value.column, message: "expected a track number from 1, found '\(value.text.prefix(40))'")
+        throw CommandParseError(
+          column: value.column, message: "expected a track number from 1, found '\(value.text.prefix(40))'")
       }
       return .expect(.track(index))
     case "title":
@@ -167,7 +175,9 @@ public enum ScriptParser {
       let code = value.text.lowercased()
       guard errorCodes.contains(code) else {
         throw CommandParseError(
-          column: value.column, message: "unknown error code '\(value.text.prefix(40))' (expected one of: \(errorCodes.joined(separator: ", ")))")
+          column: value.column,
+          message:
+            "unknown error code '\(value.text.prefix(40))' (expected one of: \(errorCodes.joined(separator: ", ")))")
       }
       return .expectError(code: code)
     default:
@@ -189,7 +199,8 @@ public enum ScriptParser {
 
   private static func seconds(_ token: CommandTokenizer.Token, what: String) throws(CommandParseError) -> Double {
     guard let value = CommandParser.decimal(Substring(token.text), signed: false), value <= 86_400 else {
-      throw CommandParseError(column: token.column, message: "expected \(what) up to 86400, found '\(token.text.prefix(40))'")
+      throw CommandParseError(
+        column: token.column, message: "expected \(what) up to 86400, found '\(token.text.prefix(40))'")
     }
     return value
   }

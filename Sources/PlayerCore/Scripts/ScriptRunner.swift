@@ -98,7 +98,8 @@ public struct ScriptRunner: Sendable {
       return actual == number ? nil : "expected track \(number), confirmed \(actual.map(String.init) ?? "none")"
     case .title(let title):
       let actual = state.track?.displayTitle
-      return actual == title ? nil : "expected title \"\(title)\", confirmed \(actual.map { "\"\($0)\"" } ?? "no track")"
+      return actual == title
+        ? nil : "expected title \"\(title)\", confirmed \(actual.map { "\"\($0)\"" } ?? "no track")"
     }
   }
 }

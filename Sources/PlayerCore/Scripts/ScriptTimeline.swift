@@ -6,7 +6,9 @@ public protocol ScriptTimeline: Sendable {
   /// Lets `seconds` pass.
   func pass(seconds: Double, controller: PlayerController) async
   /// Waits for a future to settle (letting virtual time run if the future needs it).
-  func settle<T: Sendable>(_ future: Future<T, PlayerError>, controller: PlayerController) async -> Outcome<T, PlayerError>
+  func settle<T: Sendable>(_ future: Future<T, PlayerError>, controller: PlayerController) async -> Outcome<
+    T, PlayerError
+  >
   /// Waits until `condition` holds for the confirmed state, or `timeout` seconds pass; returns the state then.
   func wait(
     until condition: @escaping @Sendable (PlayerState) -> Bool, timeout: Double, controller: PlayerController

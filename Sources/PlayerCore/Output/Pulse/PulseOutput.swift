@@ -302,7 +302,8 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
       return ready(.failure(.outputLost(detail: "\(serverName): not connected")))
     }
     let info = decoder.info
-    var spec = pa_sample_spec(format: PA_SAMPLE_FLOAT32LE, rate: UInt32(info.sampleRate), channels: UInt8(info.channels))
+    var spec = pa_sample_spec(
+      format: PA_SAMPLE_FLOAT32LE, rate: UInt32(info.sampleRate), channels: UInt8(info.channels))
     guard pa_sample_spec_valid(&spec) != 0 else {
       return ready(.failure(.unsupportedFormat(path: info.path, detail: "PulseAudio cannot play this sample format")))
     }
@@ -557,7 +558,10 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
           refill(from: target, ring: ring, decoder: decoder)
           anchorAfterFlush(seconds: Double(target) / Double(sampleRate)) { [self] result in
             guard case .success = result else {
-              return settle { resolver.settle(with: Outcome(result.map { _ in OutputConfirmation(position: 0, time: 0, running: false) })) }
+              return settle {
+                resolver.settle(
+                  with: Outcome(result.map { _ in OutputConfirmation(position: 0, time: 0, running: false) }))
+              }
             }
             let restart = resume ?? wasRunning
             guard restart else {
