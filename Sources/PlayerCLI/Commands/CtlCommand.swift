@@ -37,7 +37,11 @@ struct CtlCommand: AsyncParsableCommand {
     }
     let fd = try SocketPath.connect(path)
     defer { close(fd) }
-    let request: [String: Any] = ["id": 1, "command": requestName, "args": arguments]
+    // The server opens files relative to its own folder: send the paths as this shell sees them.
+    let isPathCommand = ["load", "enqueue", "add"].contains(name)
+    let cwd = FileManager.default.currentDirectoryPath
+    let sent = isPathCommand ? arguments.map { $0.hasPrefix("/") ? $0 : cwd + "/" + $0 } : arguments
+    let request: [String: Any] = ["id": 1, "command": requestName, "args": sent]
     var line = try JSONSerialization.data(withJSONObject: request, options: [.withoutEscapingSlashes])
     line.append(UInt8(ascii: "\n"))
     try writeAll(fd, line)
@@ -55,6 +59,7 @@ struct CtlCommand: AsyncParsableCommand {
       throw CLIError(message: "\(command): \(code): \(message)", status: .failed)
     }
     if follow {
+      Console.out(Self.compact(object["state"] ?? [:]))
       while let event = reader.next(),
         let object = try? JSONSerialization.jsonObject(with: event) as? [String: Any],
         let state = object["state"]

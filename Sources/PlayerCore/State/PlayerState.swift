@@ -35,12 +35,14 @@ public struct PlayerState: Equatable, Hashable, Sendable {
   /// The state before anything was loaded.
   public static let initial = PlayerState()
 
-  /// True when `other` describes the same player, ignoring only the revision.
+  /// True when `other` describes the same player, ignoring the revision, and the confirmation time of a
+  /// position that is not moving (a paused position confirmed again is no news).
   ///
   /// Used to decide whether an acknowledgement changed anything worth publishing.
   public func sameContent(as other: PlayerState) -> Bool {
     var other = other
     other.revision = revision
+    if position.rate == 0, other.position.rate == 0 { other.position.confirmedAt = position.confirmedAt }
     return self == other
   }
 }

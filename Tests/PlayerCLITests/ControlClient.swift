@@ -1,0 +1,86 @@
+import Foundation
+
+/// A minimal JSON-lines client of the control socket, for tests.
+final class ControlClient {
+  let fd: Int32
+  private var buffer = Data()
+
+  init(path: String) throws {
+    fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+    var address = sockaddr_un()
+    address.sun_family = sa_family_t(AF_UNIX)
+    let bytes = Array(path.utf8)
+    withUnsafeMutableBytes(of: &address.sun_path) { raw in
+      raw.copyBytes(from: bytes)
+      raw[bytes.count] = 0
+    }
+    let result = withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+      }
+    }
+    guard result == 0 else {
+      close(fd)
+      throw POSIXError(.ECONNREFUSED)
+    }
+    var timeout = timeval(tv_sec: 10, tv_usec: 0)
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+  }
+
+  deinit { close(fd) }
+
+  /// Sends raw text (a newline is not added).
+  func send(_ text: String) {
+    let data = Array(text.utf8)
+    var offset = 0
+    while offset < data.count {
+      let n = data[offset...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+      if n <= 0 { return }
+      offset += n
+    }
+  }
+
+  /// Sends one request object.
+  func request(_ object: [String: Any]) {
+    let data = try! JSONSerialization.data(withJSONObject: object)
+    send(String(decoding: data, as: UTF8.self) + "\n")
+  }
+
+  /// The next line as a JSON object; nil at end of stream or after the receive timeout.
+  func next() -> [String: Any]? {
+    while true {
+      if let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
+        let line = buffer[buffer.startIndex..<newline]
+        buffer = Data(buffer[(newline + 1)...])
+        return (try? JSONSerialization.jsonObject(with: Data(line))) as? [String: Any] ?? ["unparsable": true]
+      }
+      var chunk = [UInt8](repeating: 0, count: 65_536)
+      let n = read(fd, &chunk, chunk.count)
+      guard n > 0 else { return nil }
+      buffer.append(contentsOf: chunk[0..<n])
+    }
+  }
+}
+
+/// A `splay serve --output simulated` on a private socket, stopped at the end of the test.
+final class Server {
+  let path: String
+  let process = Process()
+
+  init(extra: [String] = []) throws {
+    path =
+      FileManager.default.temporaryDirectory.path + "/splay-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).sock"
+    process.executableURL = URL(fileURLWithPath: Splay.binary)
+    process.arguments = ["serve", "--output", "simulated", "--socket", path] + extra
+    process.standardError = FileHandle.nullDevice
+    process.standardOutput = FileHandle.nullDevice
+    try process.run()
+    for _ in 0..<500 where !FileManager.default.fileExists(atPath: path) { usleep(10_000) }
+  }
+
+  deinit {
+    if process.isRunning { process.terminate() }
+    while process.isRunning { usleep(1000) }
+    unlink(path)
+  }
+}

@@ -1,0 +1,149 @@
+import Foundation
+import Testing
+
+@Suite struct ServeCtlTests {
+  @Test func ctlRoundTripsPrintConfirmedStates() throws {
+    let server = try Server()
+    let load = try Splay.run(["ctl", "--socket", server.path, "load", "fixtures/media/ladder-44k-stereo.flac"])
+    #expect(load.status == 0, "\(load.stderr)")
+    #expect(load.jsonLines.first?["status"] as? String == "stopped")
+    let play = try Splay.run(["ctl", "--socket", server.path, "play"])
+    #expect(play.jsonLines.first?["status"] as? String == "playing")
+    let seek = try Splay.run(["ctl", "--socket", server.path, "seek", "-5"])
+    #expect(seek.status == 0, "negative numbers are arguments, not options")
+    let bad = try Splay.run(["ctl", "--socket", server.path, "jump", "9"])
+    #expect(bad.status == 1)
+    #expect(bad.stderr.contains("invalid-state"))
+    let usage = try Splay.run(["ctl", "--socket", server.path, "seek", "sideways"])
+    #expect(usage.status == 2)
+    let status = try Splay.run(["ctl", "--socket", server.path, "status"])
+    #expect(status.status == 0)
+    #expect((status.jsonLines.first?["queue"] as? [String])?.count == 1)
+  }
+
+  @Test func subscribersSeeEveryChangeInOrderAfterTheReply() throws {
+    let server = try Server()
+    let watcher = try ControlClient(path: server.path)
+    watcher.request(["id": 1, "command": "subscribe"])
+    #expect(watcher.next()?["ok"] as? Bool == true)
+    let actor = try ControlClient(path: server.path)
+    actor.request(["id": 10, "command": "load", "args": [Splay.fixture("media/sweep-30s.flac")]])
+    actor.request(["id": 11, "command": "play"])
+    actor.request(["id": 12, "command": "volume", "args": ["40%"]])
+    actor.request(["id": 13, "command": "pause"])
+    actor.request(["id": 14, "command": "seek", "args": [12.5]])
+    var replies: [Int] = []
+    var lastRevision = 0
+    for _ in 0..<5 {
+      let reply = try #require(actor.next())
+      replies.append(reply["id"] as? Int ?? -1)
+      #expect(reply["ok"] as? Bool == true)
+      let revision = (reply["state"] as? [String: Any])?["revision"] as? Int ?? 0
+      #expect(revision > lastRevision)
+      lastRevision = revision
+    }
+    #expect(replies == [10, 11, 12, 13, 14])
+    var revisions: [Int] = []
+    while revisions.last != lastRevision, let event = watcher.next() {
+      #expect(event["event"] as? String == "state")
+      revisions.append((event["state"] as? [String: Any])?["revision"] as? Int ?? -1)
+    }
+    #expect(revisions == Array(1...lastRevision), "every published state, in order")
+  }
+
+  @Test func badRequestsGetErrorRepliesAndTheConnectionStaysUsable() throws {
+    let server = try Server()
+    let client = try ControlClient(path: server.path)
+    client.send("not json\n")
+    #expect((client.next()?["error"] as? [String: Any])?["code"] as? String == "bad-request")
+    client.send(#"{"id": 2, "command": "dance"}"# + "\n")
+    let unknown = try #require(client.next())
+    #expect(unknown["id"] as? Int == 2)
+    #expect((unknown["error"] as? [String: Any])?["code"] as? String == "unknown-command")
+    client.send(#"{"id": 3, "command": "seek", "args": [true]}"# + "\n")
+    let wrongType = try #require(client.next())
+    #expect(wrongType["id"] as? Int == 3)
+    #expect((wrongType["error"] as? [String: Any])?["code"] as? String == "bad-request")
+    client.send(#"{"id": 4, "command": "pause"}"# + "\n")
+    #expect((client.next()?["error"] as? [String: Any])?["code"] as? String == "invalid-state")
+    client.send(#"{"id": 5, "command": "status"}"# + "\n")
+    #expect(client.next()?["ok"] as? Bool == true)
+  }
+
+  @Test func anOversizedLineIsAnsweredThenClosed() throws {
+    let server = try Server()
+    let client = try ControlClient(path: server.path)
+    client.send(String(repeating: "x", count: 70_000) + "\n")
+    let reply = try #require(client.next())
+    #expect((reply["error"] as? [String: Any])?["code"] as? String == "line-too-long")
+    #expect(client.next() == nil, "closed after the error")
+    let other = try ControlClient(path: server.path)
+    other.request(["id": 1, "command": "status"])
+    #expect(other.next()?["ok"] as? Bool == true, "the server keeps serving others")
+  }
+
+  @Test func manyPipelinedRequestsAreAllAnsweredInOrder() throws {
+    let server = try Server()
+    let client = try ControlClient(path: server.path)
+    client.request(["id": 0, "command": "load", "args": [Splay.fixture("media/sweep-30s.flac")]])
+    _ = client.next()
+    let count = 2_000
+    var text = ""
+    for i in 1...count { text += #"{"id": \#(i), "command": "volume", "args": ["\#(i % 101)"]}"# + "\n" }
+    client.send(text)
+    var ids: [Int] = []
+    while ids.count < count, let reply = client.next() { ids.append(reply["id"] as? Int ?? -1) }
+    #expect(ids == Array(1...count))
+  }
+
+  @Test func theSocketIsPrivateExclusiveAndRemovedOnQuit() throws {
+    let server = try Server()
+    var st = stat()
+    #expect(stat(server.path, &st) == 0)
+    #expect(st.st_mode & 0o777 == 0o600)
+    let second = try Splay.run(["serve", "--output", "simulated", "--socket", server.path], timeout: 5)
+    #expect(second.status == 1)
+    #expect(second.stderr.contains("another splay already serves"))
+    let quit = try Splay.run(["ctl", "--socket", server.path, "quit"])
+    #expect(quit.status == 0)
+    for _ in 0..<200 where server.process.isRunning { usleep(10_000) }
+    #expect(!server.process.isRunning)
+    #expect(!FileManager.default.fileExists(atPath: server.path))
+  }
+
+  @Test func aStaleSocketFileIsReplaced() throws {
+    let path = FileManager.default.temporaryDirectory.path + "/splay-stale-\(getpid()).sock"
+    // A socket file nobody listens on: bind and close without listening.
+    let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+    var address = sockaddr_un()
+    address.sun_family = sa_family_t(AF_UNIX)
+    withUnsafeMutableBytes(of: &address.sun_path) { raw in
+      raw.copyBytes(from: Array(path.utf8))
+      raw[path.utf8.count] = 0
+    }
+    _ = withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+    }
+    close(fd)
+    #expect(FileManager.default.fileExists(atPath: path))
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: Splay.binary)
+    process.arguments = ["serve", "--output", "simulated", "--socket", path]
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    defer {
+      process.terminate()
+      while process.isRunning { usleep(1000) }
+    }
+    var answered = false
+    for _ in 0..<300 where !answered {
+      if let client = try? ControlClient(path: path) {
+        client.request(["id": 1, "command": "status"])
+        answered = client.next()?["ok"] as? Bool == true
+      } else {
+        usleep(10_000)
+      }
+    }
+    #expect(answered)
+  }
+}
