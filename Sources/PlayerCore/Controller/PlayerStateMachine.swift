@@ -32,6 +32,10 @@ public struct PlayerStateMachine: Sendable {
   /// The confirmed state.
   public private(set) var state: PlayerState
 
+  /// The output stream the current track plays on, from its `open` confirmation; events about other
+  /// streams are stale.
+  private var stream: UInt64?
+
   /// Starts from `state` (by default, nothing loaded at full volume).
   public init(state: PlayerState = .initial) {
     self.state = state
@@ -128,6 +132,7 @@ public struct PlayerStateMachine: Sendable {
       next.track = track ?? next.track
       next.status = then == .playing ? .playing : (then == .paused ? .paused : .stopped)
       next.position = position(confirmation)
+      stream = confirmation.stream
     case (.start, .stream(let confirmation, _)):
       next.status = .playing
       next.position = position(confirmation)
@@ -163,7 +168,7 @@ public struct PlayerStateMachine: Sendable {
   public mutating func handle(_ event: OutputEvent) -> EventReaction {
     switch event {
     case .trackFinished(let confirmation):
-      guard state.status == .playing, let index = state.index else { return .ignore }
+      guard state.status == .playing, let index = state.index, confirmation.stream == stream else { return .ignore }
       if index + 1 < state.queue.count {
         return .perform(.open(queue: state.queue, index: index + 1, seconds: 0, then: .playing))
       }

@@ -8,12 +8,16 @@ public struct OutputConfirmation: Equatable, Hashable, Sendable {
   public var time: UInt64
   /// True when audio is flowing (uncorked), false when corked.
   public var running: Bool
+  /// Which stream this is about: every `open` creates a stream with a new number. An event about a stream
+  /// that has since been replaced (a track that finished just as `next` opened another) is stale.
+  public var stream: UInt64
 
   /// Creates a confirmation.
-  public init(position: Double, time: UInt64, running: Bool) {
+  public init(position: Double, time: UInt64, running: Bool, stream: UInt64 = 0) {
     self.position = position
     self.time = time
     self.running = running
+    self.stream = stream
   }
 }
 

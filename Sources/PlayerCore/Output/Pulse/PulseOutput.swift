@@ -70,6 +70,8 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
   private var lastPosition = 0.0
   private var draining: PulseOperation?
   private var volumePercent = 100
+  /// Counts streams, so that events about a replaced stream can be told apart.
+  private var streamNumber: UInt64 = 0
   private var pending: [ObjectIdentifier: PulseOperation] = [:]
 
   /// Creates an output; it connects on the first `open`.
@@ -80,12 +82,25 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
   }
 
   deinit {
-    pa_threaded_mainloop_lock(mainloop)
+    // The last reference may go away inside a libpulse callback (a continuation that held the output ran
+    // there). The loop thread already holds the lock then, and may not stop or free its own loop: tear the
+    // stream and context down in place and leave the loop to another thread.
+    let inLoop = pa_threaded_mainloop_in_thread(mainloop) != 0
+    if !inLoop { pa_threaded_mainloop_lock(mainloop) }
     teardownStream()
     teardownContext(error: .outputLost(detail: "the output was closed"))
-    pa_threaded_mainloop_unlock(mainloop)
-    pa_threaded_mainloop_stop(mainloop)
-    pa_threaded_mainloop_free(mainloop)
+    if inLoop {
+      let loop = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(mainloop)))
+      DispatchQueue.global().async {
+        guard let mainloop = OpaquePointer(bitPattern: loop) else { return }
+        pa_threaded_mainloop_stop(mainloop)
+        pa_threaded_mainloop_free(mainloop)
+      }
+    } else {
+      pa_threaded_mainloop_unlock(mainloop)
+      pa_threaded_mainloop_stop(mainloop)
+      pa_threaded_mainloop_free(mainloop)
+    }
   }
 
   /// `pulse:` and the server address tried.
@@ -108,13 +123,14 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
   > {
     connect().flatMap { [self] _ in
       let (future, resolver) = Future<Void, PlayerError>.pending()
-      locked {
+      let number = locked {
         createStream(for: decoder, at: seconds, volume: volume) { result in
           self.settle { resolver.settle(with: Outcome(result)) }
         }
+        return streamNumber
       }
       return future.flatMap { [self] _ in prefill() }.map { _ in
-        OutputConfirmation(position: seconds, time: Self.now(), running: false)
+        OutputConfirmation(position: seconds, time: Self.now(), running: false, stream: number)
       }
     }
   }
@@ -128,7 +144,7 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
       } then: { [self] in
         running = true
         pumpLocked()
-        return OutputConfirmation(position: positionLocked(), time: Self.now(), running: true)
+        return OutputConfirmation(position: positionLocked(), time: Self.now(), running: true, stream: streamNumber)
       }
     }
   }
@@ -318,6 +334,7 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
     }
     pa_proplist_free(props)
     stream = s
+    streamNumber += 1
     self.decoder = decoder
     frameBytes = info.channels * MemoryLayout<Float>.size
     sampleRate = info.sampleRate
@@ -453,7 +470,8 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
         draining = nil
         guard ok, running, let info = decoder?.info else { return }
         running = false
-        let confirmation = OutputConfirmation(position: info.duration, time: Self.now(), running: false)
+        let confirmation = OutputConfirmation(
+          position: info.duration, time: Self.now(), running: false, stream: streamNumber)
         lastPosition = info.duration
         let handler = handler.withLock { $0 }
         settle { handler?(.trackFinished(confirmation)) }
@@ -553,19 +571,16 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
         name + " (flush)", start: { done in pa_stream_flush(stream, PulseOperation.streamCallback, done) },
         completion: { [self] ok in
           guard ok else {
-            return settle { resolver.reject(.outputFailed(operation: name, detail: self.lastErrorLocked())) }
+            let error = PlayerError.outputFailed(operation: name, detail: lastErrorLocked())
+            return settle { resolver.reject(error) }
           }
           refill(from: target, ring: ring, decoder: decoder)
           anchorAfterFlush(seconds: Double(target) / Double(sampleRate)) { [self] result in
-            guard case .success = result else {
-              return settle {
-                resolver.settle(
-                  with: Outcome(result.map { _ in OutputConfirmation(position: 0, time: 0, running: false) }))
-              }
-            }
+            if case .failure(let error) = result { return settle { resolver.reject(error) } }
             let restart = resume ?? wasRunning
             guard restart else {
-              let confirmation = OutputConfirmation(position: anchorSeconds, time: Self.now(), running: false)
+              let confirmation = OutputConfirmation(
+                position: anchorSeconds, time: Self.now(), running: false, stream: streamNumber)
               return settle { resolver.resolve(confirmation) }
             }
             settle {
@@ -609,7 +624,8 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
       issue(
         name, start: { done in pa_stream_update_timing_info(stream, PulseOperation.streamCallback, done) },
         completion: { [self] _ in
-          let confirmation = OutputConfirmation(position: positionLocked(), time: Self.now(), running: running)
+          let confirmation = OutputConfirmation(
+            position: positionLocked(), time: Self.now(), running: running, stream: streamNumber)
           settle { resolver.resolve(confirmation) }
         }, failure: { error in self.settle { resolver.reject(error) } })
     }
@@ -649,7 +665,9 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
             return settle { resolver.reject(error) }
           }
           let confirmation =
-            then() ?? OutputConfirmation(position: positionLocked(), time: Self.now(), running: running)
+            then()
+            ?? OutputConfirmation(
+              position: positionLocked(), time: Self.now(), running: running, stream: streamNumber)
           settle { resolver.resolve(confirmation) }
         }, failure: { error in self.settle { resolver.reject(error) } })
     }

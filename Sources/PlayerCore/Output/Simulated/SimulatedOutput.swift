@@ -41,6 +41,7 @@ public final class SimulatedOutput: AudioOutput {
   }
 
   private struct Stream {
+    var number: UInt64
     var decoder: any AudioDecoder
     var frame: Int64
     var running: Bool
@@ -59,6 +60,7 @@ public final class SimulatedOutput: AudioOutput {
     var lost = false
     var pending: [UInt64: @Sendable (PlayerError) -> Void] = [:]
     var nextPending: UInt64 = 0
+    var streams: UInt64 = 0
   }
 
   /// The clock that drives playback and delayed acknowledgements.
@@ -144,7 +146,8 @@ public final class SimulatedOutput: AudioOutput {
       if let token = s.stream?.endToken { self.clock.cancel(token) }
       let rate = Double(decoder.info.sampleRate)
       let frame = min(max(Int64((seconds * rate).rounded()), 0), decoder.info.frames)
-      s.stream = Stream(decoder: decoder, frame: frame, running: false, since: now, endToken: nil)
+      s.streams += 1
+      s.stream = Stream(number: s.streams, decoder: decoder, frame: frame, running: false, since: now, endToken: nil)
       s.volume = volume
       return self.confirmation(s, now)
     }
@@ -333,7 +336,7 @@ public final class SimulatedOutput: AudioOutput {
     guard let stream = s.stream else { return OutputConfirmation(position: 0, time: nanoseconds(now), running: false) }
     return OutputConfirmation(
       position: Double(stream.frame) / Double(stream.decoder.info.sampleRate), time: nanoseconds(now),
-      running: stream.running)
+      running: stream.running, stream: stream.number)
   }
 
   private func nanoseconds(_ instant: VirtualClock.Instant) -> UInt64 {
