@@ -36,6 +36,17 @@ lint:
 format:
 	$(SWIFT_FORMAT) format --in-place --recursive --configuration .swift-format $(LINT_PATHS)
 
+# The Futures benchmarks of issue 8, beside their peers in one run: their own package in Benchmarks/, built in
+# release with one job (two cores, shared). bench-quick samples less and finishes in under two minutes once
+# built; bench samples longer and rewrites README.md's futures-bench section when it has the markers.
+.PHONY: bench bench-quick
+
+bench:
+	python3 Benchmarks/run-futures.py --swift '$(SWIFT)' --update-readme README.md
+
+bench-quick:
+	python3 Benchmarks/run-futures.py --swift '$(SWIFT)' --quick
+
 clean:
 	-scripts/pulse-sandbox stop
 	rm -rf .build .build-*

@@ -1,14 +1,47 @@
 // swift-tools-version: 6.1
+// The Futures benchmarks of issue 8, in their own package so that the main build and `make test` never
+// fetch or compile the benchmark framework and the peers. Run them with `make bench` or `make bench-quick`
+// from the repository root (Benchmarks/run-futures.py drives them).
 import PackageDescription
 
 let package = Package(
   name: "splay-benchmarks",
   platforms: [.macOS(.v15)],
   dependencies: [
-    .package(path: ".."),
+    // Named, because a path dependency is otherwise known by its folder name, which differs between clones.
+    .package(name: "splay", path: ".."),
+    // Only the malloc interposer: the default RuntimeInterposer trait needs a package that is not mirrored here.
     .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
     .package(url: "https://github.com/OpenCombine/OpenCombine", from: "0.14.0"),
     .package(url: "https://github.com/apple/swift-nio", from: "2.101.3"),
   ],
-  targets: []
+  targets: [
+    // The workloads, one implementation per contender, shared by the in-process benchmarks and the probe.
+    .target(
+      name: "FuturePeers",
+      dependencies: [
+        .product(name: "Futures", package: "splay"),
+        .product(name: "OpenCombine", package: "OpenCombine"),
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOEmbedded", package: "swift-nio"),
+      ],
+      swiftSettings: [.swiftLanguageMode(.v6)]
+    ),
+    // Runs one long-chain case per process, so a peer that overflows the stack cannot end the whole run.
+    .executableTarget(
+      name: "FuturesProbe",
+      dependencies: ["FuturePeers"],
+      swiftSettings: [.swiftLanguageMode(.v6)]
+    ),
+    .executableTarget(
+      name: "FuturesBenchmarks",
+      dependencies: [
+        "FuturePeers",
+        .product(name: "Benchmark", package: "benchmark"),
+      ],
+      path: "Benchmarks/FuturesBenchmarks",
+      swiftSettings: [.swiftLanguageMode(.v6)],
+      plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+    ),
+  ]
 )
