@@ -8,6 +8,9 @@ public enum OutputStep: Equatable, Hashable, Sendable {
   case pause
   /// Moves to an absolute position in seconds (already clamped to the track).
   case seek(Double)
+  /// Moves by seconds from where playback is now: the output is asked for its position first, because the
+  /// last published position of a playing track is already in the past. Clamped to `0...duration`.
+  case seekBy(Double, duration: Double)
   /// Corks, flushes and rewinds to 0.
   case stop
   /// Sets the volume in percent.

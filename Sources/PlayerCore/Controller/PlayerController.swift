@@ -30,6 +30,8 @@ public final class PlayerController: Sendable {
     var jobs: [Job] = []
     var head = 0
     var running = false
+    /// While the job in flight waits for the output: tells whether that answer is still outstanding.
+    var awaited: (@Sendable () -> Bool)?
     var closed = false
   }
 
@@ -103,6 +105,21 @@ public final class PlayerController: Sendable {
     core.withLock { !$0.running && $0.head >= $0.jobs.count }
   }
 
+  /// True when nothing can happen until the output answers or time passes: the controller is idle, or the
+  /// job in flight waits for an answer of the output that has not come. Virtual time uses it to know when
+  /// it may move on.
+  public var isQuiescent: Bool {
+    core.withLock { $0.head >= $0.jobs.count && (!$0.running || $0.awaited?() == true) }
+  }
+
+  /// Records that the job in flight now waits on `future`. Asking the future itself (rather than keeping a
+  /// flag that a callback clears) leaves no instant in which the answer has come but the controller still
+  /// looks as if it were waiting.
+  private func waitingOn<T>(_ future: Future<T, PlayerError>) -> Future<T, PlayerError> {
+    core.withLock { $0.awaited = { !future.isSettled } }
+    return future
+  }
+
   /// Subscribes `body` to every published state, in order, starting with the next one. `body` runs on the
   /// controller's queue and must return quickly; keep the returned observation to stay subscribed.
   public func observe(_ body: @escaping @Sendable (PlayerState) -> Void) -> StateObservation {
@@ -167,6 +184,7 @@ public final class PlayerController: Sendable {
   /// it calls `runNext` again, so exactly one job is in flight.
   private func runNext() {
     let job = core.withLock { core -> Job? in
+      core.awaited = nil
       guard core.head < core.jobs.count else {
         core.running = false
         core.jobs.removeAll(keepingCapacity: core.jobs.capacity <= 64)
@@ -197,7 +215,7 @@ public final class PlayerController: Sendable {
       resolver.resolve(state)
       return runNext()
     }
-    output.status().timeout(
+    waitingOn(output.status()).timeout(
       configuration.deadline, clock: configuration.clock, error: .timeout(command: "status", seconds: deadlineSeconds)
     )
     .always(on: .queue(queue)) { [self] outcome in
@@ -282,7 +300,7 @@ public final class PlayerController: Sendable {
       runNext()
     case .failure(.timeout(let name, let seconds)):
       // The output may have done the step after all: publish what it really does before failing.
-      output.status().timeout(
+      waitingOn(output.status()).timeout(
         configuration.deadline, clock: configuration.clock, error: .timeout(command: name, seconds: seconds)
       )
       .always(on: .queue(queue)) { [self] status in
@@ -328,13 +346,18 @@ public final class PlayerController: Sendable {
       work = output.pause().map { .stream($0, track: nil) }
     case .seek(let target):
       work = output.seek(to: target).map { .stream($0, track: nil) }
+    case .seekBy(let delta, let duration):
+      work = output.status().flatMap { [output] now in
+        output.seek(to: min(max(now.position + delta, 0), duration))
+      }.map { .stream($0, track: nil) }
     case .stop:
       work = output.stop().map { .stream($0, track: nil) }
     case .volume(let level):
       work = output.setVolume(level).map { .volume($0) }
     }
-    return work.timeout(
-      configuration.deadline, clock: configuration.clock, error: .timeout(command: command, seconds: seconds))
+    return waitingOn(
+      work.timeout(
+        configuration.deadline, clock: configuration.clock, error: .timeout(command: command, seconds: seconds)))
   }
 
   private func open(_ path: String, at seconds: Double, then: OutputStep.StatusAfterOpen) -> Future<

@@ -36,6 +36,9 @@ public struct PlayerStateMachine: Sendable {
   /// streams are stale.
   private var stream: UInt64?
 
+  /// Where the last track finished, kept while the controller moves on to the next one.
+  private var finished: OutputConfirmation?
+
   /// Starts from `state` (by default, nothing loaded at full volume).
   public init(state: PlayerState = .initial) {
     self.state = state
@@ -89,6 +92,9 @@ public struct PlayerStateMachine: Sendable {
       }
     case .seek(let target):
       guard status.hasOpenTrack, let track = state.track else { return invalid() }
+      if case .relative(let delta) = target, status == .playing {
+        return .perform(.seekBy(delta, duration: track.duration))
+      }
       return .perform(.seek(target.resolve(from: state.position.seconds, duration: track.duration)))
     case .volume(let change):
       return .perform(.volume(change.resolve(from: state.volume)))
@@ -139,7 +145,7 @@ public struct PlayerStateMachine: Sendable {
     case (.pause, .stream(let confirmation, _)):
       next.status = .paused
       next.position = position(confirmation)
-    case (.seek, .stream(let confirmation, _)):
+    case (.seek, .stream(let confirmation, _)), (.seekBy, .stream(let confirmation, _)):
       next.position = position(confirmation)
     case (.stop, .stream(let confirmation, _)):
       next.status = .stopped
@@ -170,6 +176,7 @@ public struct PlayerStateMachine: Sendable {
     case .trackFinished(let confirmation):
       guard state.status == .playing, let index = state.index, confirmation.stream == stream else { return .ignore }
       if index + 1 < state.queue.count {
+        finished = confirmation
         return .perform(.open(queue: state.queue, index: index + 1, seconds: 0, then: .playing))
       }
       var next = state
@@ -198,6 +205,9 @@ public struct PlayerStateMachine: Sendable {
     var next = state
     next.status = .ended
     next.position.rate = 0
+    if let finished {
+      next.position = ConfirmedPosition(seconds: finished.position, confirmedAt: finished.time, rate: 0)
+    }
     return publish(next)
   }
 

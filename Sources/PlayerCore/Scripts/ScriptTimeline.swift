@@ -114,11 +114,14 @@ public struct VirtualTimeline: ScriptTimeline {
 
   /// Waits (in wall time, briefly) until the controller has no work in flight.
   private func quiesce(_ controller: PlayerController) async {
+    // Controller work is queued on its own queue: yield until it has caught up, that is until it is idle or
+    // waits for an answer of the output that only moving time can bring (a delayed or held acknowledgement).
+    // The bound only guards against a controller bug turning into a hung script.
     var spins = 0
-    while !controller.isIdle || spins < 2 {
+    while !controller.isQuiescent {
       spins += 1
-      await pause()
-      if spins > 400 { return }
+      if spins > 20_000 { return }
+      if spins < 100 { await Task.yield() } else { await pause() }
     }
   }
 

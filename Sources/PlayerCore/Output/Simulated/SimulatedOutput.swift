@@ -53,6 +53,7 @@ public final class SimulatedOutput: AudioOutput {
     var stream: Stream?
     var volume = 100
     var policies: [Operation: Acknowledgement] = [:]
+    var oneShots: [Acknowledgement] = []
     var held: [@Sendable () -> Void] = []
     var played: [PlayedSegment] = []
     var handler: (@Sendable (OutputEvent) -> Void)?
@@ -78,6 +79,13 @@ public final class SimulatedOutput: AudioOutput {
   /// Sets how `operation` is acknowledged from now on.
   public func setAcknowledgement(_ acknowledgement: Acknowledgement, for operation: Operation) {
     state.withLock { $0.policies[operation] = acknowledgement }
+  }
+
+  /// Answers the next operations (other than `status` queries) with these acknowledgements, one each, in
+  /// order, before falling back to the per-operation settings: a test can shape exactly one command's
+  /// answers without touching what the output does on its own afterwards.
+  public func pushAcknowledgements(_ acknowledgements: [Acknowledgement]) {
+    state.withLock { $0.oneShots += acknowledgements }
   }
 
   /// Acknowledges every held operation, in the order they were requested.
@@ -236,7 +244,9 @@ public final class SimulatedOutput: AudioOutput {
     let (policy, lost, generation, pendingID) = state.withLock { s in
       s.nextPending += 1
       s.pending[s.nextPending] = { error in resolver.reject(error) }
-      return (s.policies[operation] ?? .immediate, s.lost, s.generation, s.nextPending)
+      let policy =
+        operation != .status && !s.oneShots.isEmpty ? s.oneShots.removeFirst() : (s.policies[operation] ?? .immediate)
+      return (policy, s.lost, s.generation, s.nextPending)
     }
     if lost {
       state.withLock { _ = $0.pending.removeValue(forKey: pendingID) }
