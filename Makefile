@@ -23,7 +23,8 @@ demo: release
 	@scripts/demo
 
 # Every suite, against a private PulseAudio server that is stopped whatever the outcome.
-test: deps
+test:
+	@scripts/install-deps tmux
 	@scripts/with-pulse-sandbox bash -c '$(SWIFT) build --build-tests && $(SWIFT) test'
 
 # The Futures suite under ThreadSanitizer (its own build folder, so the main build stays as it is).
@@ -36,16 +37,20 @@ lint:
 format:
 	$(SWIFT_FORMAT) format --in-place --recursive --configuration .swift-format $(LINT_PATHS)
 
-# The Futures benchmarks of issue 8, beside their peers in one run: their own package in Benchmarks/, built in
-# release with one job (two cores, shared). bench-quick samples less and finishes in under two minutes once
-# built; bench samples longer and rewrites README.md's futures-bench section when it has the markers.
+# The benchmarks of issue 8, beside their peers in one run: their own package in Benchmarks/, built in release
+# with one job (two cores, shared). run-futures.py builds every benchmark target and measures the Futures;
+# run-player.py then measures PlayerCore's command cost and decoding speed beside flac and sox. bench-quick
+# samples less and finishes in under two minutes once built; bench samples longer and rewrites README.md's
+# futures-bench and player-bench sections when it has the markers.
 .PHONY: bench bench-quick
 
 bench:
 	python3 Benchmarks/run-futures.py --swift '$(SWIFT)' --update-readme README.md
+	python3 Benchmarks/run-player.py --swift '$(SWIFT)' --skip-build --update-readme README.md
 
 bench-quick:
 	python3 Benchmarks/run-futures.py --swift '$(SWIFT)' --quick
+	python3 Benchmarks/run-player.py --swift '$(SWIFT)' --skip-build --quick
 
 clean:
 	-scripts/pulse-sandbox stop

@@ -1,7 +1,8 @@
 // swift-tools-version: 6.1
-// The Futures benchmarks of issue 8, in their own package so that the main build and `make test` never
-// fetch or compile the benchmark framework and the peers. Run them with `make bench` or `make bench-quick`
-// from the repository root (Benchmarks/run-futures.py drives them).
+// The benchmarks of issue 8 (Futures, and PlayerCore's command cost and decoding speed), in their own package
+// so that the main build and `make test` never fetch or compile the benchmark framework and the peers. Run
+// them with `make bench` or `make bench-quick` from the repository root (Benchmarks/run-futures.py and
+// Benchmarks/run-player.py drive them).
 import PackageDescription
 
 let package = Package(
@@ -40,6 +41,32 @@ let package = Package(
         .product(name: "Benchmark", package: "benchmark"),
       ],
       path: "Benchmarks/FuturesBenchmarks",
+      swiftSettings: [.swiftLanguageMode(.v6)],
+      plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+    ),
+    // The PlayerCore workloads (a controller on the simulated output, whole-file decoding), shared by the
+    // in-process benchmarks and the decoding probe.
+    .target(
+      name: "PlayerWorkloads",
+      dependencies: [
+        .product(name: "Futures", package: "splay"),
+        .product(name: "PlayerCore", package: "splay"),
+      ],
+      swiftSettings: [.swiftLanguageMode(.v6)]
+    ),
+    // Decodes one file and exits, so splay's decoder can be timed as a whole process beside `flac -d` and `sox`.
+    .executableTarget(
+      name: "DecodeProbe",
+      dependencies: ["PlayerWorkloads"],
+      swiftSettings: [.swiftLanguageMode(.v6)]
+    ),
+    .executableTarget(
+      name: "PlayerCoreBenchmarks",
+      dependencies: [
+        "PlayerWorkloads",
+        .product(name: "Benchmark", package: "benchmark"),
+      ],
+      path: "Benchmarks/PlayerCoreBenchmarks",
       swiftSettings: [.swiftLanguageMode(.v6)],
       plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
     ),

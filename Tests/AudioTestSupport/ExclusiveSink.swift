@@ -1,5 +1,6 @@
 /// One test at a time plays to the shared null sink: a recording must hear only its own test's audio, while
-/// Swift Testing runs suites in parallel.
+/// Swift Testing runs suites in parallel. Tests that keep the CPU busy for seconds take it too, so that a
+/// player under test is not starved into an underrun by its neighbours.
 public actor ExclusiveSink {
   private var busy = false
   private var waiters: [CheckedContinuation<Void, Never>] = []

@@ -181,7 +181,13 @@ public struct PlayerStateMachine: Sendable {
       }
       var next = state
       next.status = .ended
-      next.position = ConfirmedPosition(seconds: confirmation.position, confirmedAt: confirmation.time, rate: 0)
+      // The most recent confirmation wins: a seek confirmed after the stream had finished (it raced with the
+      // end) moved the position, and the end event does not move it back.
+      let latest =
+        state.position.confirmedAt > confirmation.time
+        ? state.position.seconds : confirmation.position
+      next.position = ConfirmedPosition(
+        seconds: latest, confirmedAt: max(confirmation.time, state.position.confirmedAt), rate: 0)
       return publish(next).map(EventReaction.publish) ?? .ignore
     case .volumeChanged(let level):
       var next = state

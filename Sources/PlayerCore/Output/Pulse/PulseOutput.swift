@@ -338,7 +338,9 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
     self.decoder = decoder
     frameBytes = info.channels * MemoryLayout<Float>.size
     sampleRate = info.sampleRate
-    let ringFrames = max(Int(Double(info.sampleRate) * max(configuration.targetLatency, 0.05) * 2), 4096)
+    // Decode up to two seconds ahead of the server's buffer: the decoding queue may lose the CPU for a while
+    // on a busy machine, and the write callback must still find audio to copy.
+    let ringFrames = max(Int(Double(info.sampleRate) * max(configuration.targetLatency * 2, 2)), 4096)
     let ring = SampleRing(frames: ringFrames, channels: info.channels)
     self.ring = ring
     running = false
@@ -511,11 +513,13 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
   /// Decodes until the ring is full or the track ends, then hands the audio to the server. Runs on
   /// `decodeQueue`, never on the mainloop thread.
   private func fill(ring: SampleRing, decoder: any AudioDecoder) {
+    // A bounded amount per call, then hand it over: the first audio after a seek must not wait for the whole
+    // ring to be decoded. Pumping schedules the next fill while there is room.
     let chunk = 4096
     let scratch = UnsafeMutableBufferPointer<Float>.allocate(capacity: chunk * ring.channels)
     defer { scratch.deallocate() }
     var wrote = false
-    while true {
+    for _ in 0..<2 {
       let (generation, free, ended) = ring.fillState
       guard !ended, free > 0 else { break }
       let want = min(free, chunk)
