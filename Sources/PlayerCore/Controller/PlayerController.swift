@@ -182,8 +182,29 @@ public final class PlayerController: Sendable {
 
   /// Takes the next job; runs on `queue`. When the job finishes (possibly later, on an acknowledgement),
   /// it calls `runNext` again, so exactly one job is in flight.
+  /// Whether the job just handled is done (take the next one now) or waits for the output (whose answer
+  /// calls ``runNext()`` again).
+  private enum Progress {
+    case done
+    case waiting
+  }
+
+  /// Runs jobs until one has to wait for the output or none is left. A loop rather than recursion, so that
+  /// thousands of commands answered at once do not deepen the stack.
   private func runNext() {
-    let job = core.withLock { core -> Job? in
+    while let job = takeJob() {
+      let progress: Progress
+      switch job {
+      case .command(let command, let resolver): progress = run(command, resolver)
+      case .event(let event): progress = handle(event)
+      case .refresh(let resolver): progress = refresh(resolver)
+      }
+      if progress == .waiting { return }
+    }
+  }
+
+  private func takeJob() -> Job? {
+    core.withLock { core -> Job? in
       core.awaited = nil
       guard core.head < core.jobs.count else {
         core.running = false
@@ -199,26 +220,28 @@ public final class PlayerController: Sendable {
       }
       return job
     }
-    guard let job else { return }
-    switch job {
-    case .command(let command, let resolver):
-      run(command, resolver)
-    case .event(let event):
-      handle(event)
-    case .refresh(let resolver):
-      refresh(resolver)
-    }
   }
 
-  private func refresh(_ resolver: Future<PlayerState, PlayerError>.Resolver) {
+  /// Continues with `body` once `future` settles: at once when it already has (an output that answered in the
+  /// call, the simulated one), otherwise from the controller's queue when the answer comes.
+  private func whenSettled<T>(
+    _ future: Future<T, PlayerError>, _ body: @escaping @Sendable (Outcome<T, PlayerError>) -> Progress
+  ) -> Progress {
+    if let outcome = future.outcome { return body(outcome) }
+    future.always(on: .queue(queue)) { [self] outcome in
+      if body(outcome) == .done { runNext() }
+    }
+    return .waiting
+  }
+
+  private func refresh(_ resolver: Future<PlayerState, PlayerError>.Resolver) -> Progress {
     guard state.status.hasOpenTrack else {
       resolver.resolve(state)
-      return runNext()
+      return .done
     }
-    waitingOn(output.status()).timeout(
-      configuration.deadline, clock: configuration.clock, error: .timeout(command: "status", seconds: deadlineSeconds)
-    )
-    .always(on: .queue(queue)) { [self] outcome in
+    let status = waitingOn(output.status()).timeout(
+      configuration.deadline, clock: configuration.clock, error: .timeout(command: "status", seconds: deadlineSeconds))
+    return whenSettled(status) { [self] outcome in
       switch outcome {
       case .success(let confirmation):
         let published = core.withLock { $0.machine.reconcile(confirmation) }
@@ -228,7 +251,7 @@ public final class PlayerController: Sendable {
       case .cancelled:
         resolver.settle(with: .cancelled)
       }
-      runNext()
+      return .done
     }
   }
 
@@ -236,87 +259,88 @@ public final class PlayerController: Sendable {
     Double(configuration.deadline.components.seconds) + Double(configuration.deadline.components.attoseconds) / 1e18
   }
 
-  private func run(_ command: PlayerCommand, _ resolver: Future<PlayerState, PlayerError>.Resolver) {
-    guard !resolver.isCancelled else { return runNext() }
+  private func run(_ command: PlayerCommand, _ resolver: Future<PlayerState, PlayerError>.Resolver) -> Progress {
+    guard !resolver.isCancelled else { return .done }
     let decision = core.withLock { $0.machine.decide(command) }
     switch decision {
     case .reject(let error):
       resolver.reject(error)
-      runNext()
+      return .done
     case .complete(let next):
       let published = next.flatMap { next in core.withLock { $0.machine.apply(next) } }
       finish(resolver, with: .success(state), publishing: published)
-      runNext()
+      return .done
     case .perform(let step):
       let work = perform(step, for: command.name)
-      resolver.onCancel { work.cancel() }
-      work.always(on: .queue(queue)) { [self] outcome in
+      if !work.isSettled { resolver.onCancel { work.cancel() } }
+      return whenSettled(work) { [self] outcome in
         settle(step, command: command.name, outcome: outcome, resolver: resolver)
       }
     }
   }
 
-  private func handle(_ event: OutputEvent) {
+  private func handle(_ event: OutputEvent) -> Progress {
     let reaction = core.withLock { $0.machine.handle(event) }
     switch reaction {
     case .publish(let state):
       observers.publish(state)
-      runNext()
+      return .done
     case .ignore:
-      runNext()
+      return .done
     case .perform(let step):
-      advance(step)
+      return advance(step)
     }
   }
 
   /// Moves to the next track on the output's behalf (the previous one finished). A track that cannot be
   /// opened is reported and skipped; when none is left, the queue has ended.
-  private func advance(_ step: OutputStep) {
+  private func advance(_ step: OutputStep) -> Progress {
     perform(step, for: "next").always(on: .queue(queue)) { [self] outcome in
       guard case .failure(let error) = outcome, error.isFileError,
         case .open(let queue, let index, _, let then) = step
       else {
-        return settle(step, command: "next", outcome: outcome, resolver: nil)
+        if settle(step, command: "next", outcome: outcome, resolver: nil) == .done { runNext() }
+        return
       }
       configuration.onTrackSkipped?(error)
       if index + 1 < queue.count {
-        advance(.open(queue: queue, index: index + 1, seconds: 0, then: then))
+        if advance(.open(queue: queue, index: index + 1, seconds: 0, then: then)) == .done { runNext() }
       } else {
         if let published = core.withLock({ $0.machine.endQueue() }) { observers.publish(published) }
         runNext()
       }
     }
+    return .waiting
   }
 
-  /// Applies the outcome of a step, settles the command's future, then starts the next job.
+  /// Applies the outcome of a step and settles the command's future.
   private func settle(
     _ step: OutputStep, command: String, outcome: Outcome<StepResult, PlayerError>,
     resolver: Future<PlayerState, PlayerError>.Resolver?
-  ) {
+  ) -> Progress {
     switch outcome {
     case .success(let result):
       let published = core.withLock { $0.machine.confirm(step, result) }
       finish(resolver, with: .success(state), publishing: published)
-      runNext()
+      return .done
     case .failure(.timeout(let name, let seconds)):
       // The output may have done the step after all: publish what it really does before failing.
-      waitingOn(output.status()).timeout(
-        configuration.deadline, clock: configuration.clock, error: .timeout(command: name, seconds: seconds)
-      )
-      .always(on: .queue(queue)) { [self] status in
+      let status = waitingOn(output.status()).timeout(
+        configuration.deadline, clock: configuration.clock, error: .timeout(command: name, seconds: seconds))
+      return whenSettled(status) { [self] status in
         var published: PlayerState?
         if case .success(let confirmation) = status {
           published = core.withLock { $0.machine.reconcile(confirmation) }
         }
         finish(resolver, with: .failure(.timeout(command: name, seconds: seconds)), publishing: published)
-        runNext()
+        return .done
       }
     case .failure(let error):
       finish(resolver, with: .failure(error), publishing: nil)
-      runNext()
+      return .done
     case .cancelled:
       resolver?.settle(with: .cancelled)
-      runNext()
+      return .done
     }
   }
 
