@@ -6,7 +6,8 @@ import Testing
 
 /// Model-based test: random sequences of commands, waits and acknowledgement delays and refusals, checked
 /// after every step against ``ReferenceModel``. Seeded and reproducible: a failure prints its seed, and
-/// `SPLAY_MODEL_SEED=N` replays one sequence; `SPLAY_MODEL_SEQUENCES` sets how many run.
+/// `SPLAY_MODEL_SEED=N` replays one sequence; `SPLAY_MODEL_SEQUENCES` sets how many run; `SPLAY_MODEL_TRACE=1`
+/// prints every step and, on a divergence, the last published states.
 @Suite struct ControllerModelTests {
   struct SplitMix64: RandomNumberGenerator {
     var state: UInt64
@@ -116,7 +117,6 @@ import Testing
       let mismatch =
         state.status.name != model.status || state.queue != model.queue || state.index != model.index
         || state.volume != model.volume || abs(position - model.position) > 0.01
-        || (state.status == .playing) != model.running && model.status != "playing"
       if mismatch {
         if ProcessInfo.processInfo.environment["SPLAY_MODEL_TRACE"] != nil {
           for published in h.states.suffix(8) {
