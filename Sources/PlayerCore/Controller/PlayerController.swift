@@ -379,6 +379,8 @@ public final class PlayerController: Sendable {
     case .volume(let level):
       work = output.setVolume(level).map { .volume($0) }
     }
+    // Answered in the call (the simulated output, or a refusal): no deadline to arm, no timer task to start.
+    if work.isSettled { return work }
     return waitingOn(
       work.timeout(
         configuration.deadline, clock: configuration.clock, error: .timeout(command: command, seconds: seconds)))
