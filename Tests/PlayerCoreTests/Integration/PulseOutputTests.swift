@@ -173,6 +173,30 @@ struct PulseOutputTests {
     }
   }
 
+  @Test func aVolumeChangedByAnotherProgramIsPublished() async throws {
+    try await ExclusiveSink.run {
+      _ = try await settle(controller.load([Fixtures.sweepFLAC]))
+      _ = try await settle(controller.play())
+      let states = controller.states()
+      let list = try PulseEnvironment.run("/usr/bin/pactl", ["list", "short", "sink-inputs"])
+      let index = try #require(list.stdout.split(separator: "\t").first.map(String.init))
+      let changed = try PulseEnvironment.run("/usr/bin/pactl", ["set-sink-input-volume", index, "30%"])
+      #expect(changed.status == 0)
+      let watcher = Task { () -> PlayerState? in
+        for await state in states where state.volume == 30 { return state }
+        return nil
+      }
+      let timer = Task {
+        try? await Task.sleep(for: .seconds(3))
+        watcher.cancel()
+      }
+      let published = await watcher.value
+      timer.cancel()
+      #expect(published?.volume == 30, "the external change is published as confirmed state")
+      _ = try await settle(controller.stop())
+    }
+  }
+
   @Test func noServerFailsFastNamingTheAddress() async throws {
     let output = PulseOutput(configuration: .init(server: "unix:/nonexistent/splay-test-socket"))
     let lonely = PlayerController(output: output)

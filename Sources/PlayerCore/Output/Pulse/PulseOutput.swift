@@ -258,6 +258,7 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
     switch pa_context_get_state(context) {
     case PA_CONTEXT_READY:
       contextReady = true
+      subscribeToVolumeChanges(context)
       let waiters = connectWaiters
       connectWaiters.removeAll()
       for waiter in waiters { waiter(.success(())) }
@@ -274,6 +275,48 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
     default:
       break
     }
+  }
+
+  /// Asks the server to report changes of sink inputs, so that a volume set by another program (pavucontrol,
+  /// `pactl set-sink-input-volume`) arrives as a confirmed `volumeChanged` event.
+  private func subscribeToVolumeChanges(_ context: OpaquePointer) {
+    pa_context_set_subscribe_callback(
+      context,
+      { _, event, index, userdata in
+        let output = Unmanaged<PulseOutput>.fromOpaque(userdata!).takeUnretainedValue()
+        output.sinkInputChanged(event: event, index: index)
+      }, Unmanaged.passUnretained(self).toOpaque())
+    if let operation = pa_context_subscribe(context, PA_SUBSCRIPTION_MASK_SINK_INPUT, nil, nil) {
+      pa_operation_unref(operation)
+    }
+  }
+
+  /// A sink input changed (mainloop thread): when it is this output's stream, read its volume.
+  private func sinkInputChanged(event: pa_subscription_event_type_t, index: UInt32) {
+    let facility = event.rawValue & PA_SUBSCRIPTION_EVENT_FACILITY_MASK.rawValue
+    let kind = event.rawValue & PA_SUBSCRIPTION_EVENT_TYPE_MASK.rawValue
+    guard facility == PA_SUBSCRIPTION_EVENT_SINK_INPUT.rawValue, kind == PA_SUBSCRIPTION_EVENT_CHANGE.rawValue,
+      let context, let stream, pa_stream_get_state(stream) == PA_STREAM_READY, pa_stream_get_index(stream) == index
+    else { return }
+    let query = pa_context_get_sink_input_info(
+      context, index,
+      { _, info, _, userdata in
+        guard let info else { return }
+        let output = Unmanaged<PulseOutput>.fromOpaque(userdata!).takeUnretainedValue()
+        var volume = info.pointee.volume
+        output.sinkInputVolumeRead(index: info.pointee.index, volume: pa_cvolume_avg(&volume))
+      }, Unmanaged.passUnretained(self).toOpaque())
+    if let query { pa_operation_unref(query) }
+  }
+
+  /// The server's volume of a sink input (mainloop thread): a change that splay did not make is an event.
+  private func sinkInputVolumeRead(index: UInt32, volume: pa_volume_t) {
+    guard let stream, pa_stream_get_index(stream) == index else { return }
+    let percent = Int((Double(volume) * 100 / Double(PA_VOLUME_NORM)).rounded())
+    guard percent != volumePercent else { return }
+    volumePercent = percent
+    let handler = handler.withLock { $0 }
+    settle { handler?(.volumeChanged(percent)) }
   }
 
   private func failConnect(detail: String) {
@@ -298,6 +341,7 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
     draining = nil
     if let ctx = context {
       pa_context_set_state_callback(ctx, nil, nil)
+      pa_context_set_subscribe_callback(ctx, nil, nil)
       pa_context_disconnect(ctx)
       pa_context_unref(ctx)
     }
