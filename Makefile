@@ -4,7 +4,7 @@ SWIFT ?= swift
 SWIFT_FORMAT := $(SWIFT) format
 LINT_PATHS := Sources Tests $(wildcard Benchmarks/Sources Benchmarks/Benchmarks)
 
-.PHONY: all deps build release demo test test-only tsan lint format clean
+.PHONY: all deps build release demo test tsan lint format clean
 
 all: build
 
