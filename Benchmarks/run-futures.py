@@ -21,6 +21,8 @@ import platform
 import re
 import shutil
 import subprocess
+
+from benchsupport import median_of, run, step, update_section
 import sys
 import time
 from pathlib import Path
@@ -108,15 +110,8 @@ def main():
         update_readme(Path(options.update_readme), table)
 
 
-def step(message):
-    print(f"==> {message}", file=sys.stderr, flush=True)
 
 
-def run(command, **kwargs):
-    result = subprocess.run(command, **kwargs)
-    if result.returncode != 0:
-        sys.exit(f"failed ({result.returncode}): {' '.join(command)}")
-    return result
 
 
 def run_in_process(options):
@@ -153,13 +148,6 @@ def run_in_process(options):
     return figures
 
 
-def median_of(path):
-    """The 50th percentile of a histogramPercentiles export (lines of "percentile<TAB>value")."""
-    for line in path.read_text().splitlines()[1:]:
-        percentile, value = line.split("\t")
-        if percentile == "50":
-            return float(value)
-    raise ValueError(f"no median in {path}")
 
 
 def run_chain(name, quick):
@@ -246,17 +234,7 @@ def verdict(key, figures, floor, limit, unit):
 
 
 def update_readme(path, table):
-    if not path.exists():
-        step(f"{path} does not exist; not updated")
-        return
-    text = path.read_text()
-    start, end = text.find(START_MARKER), text.find(END_MARKER)
-    if start < 0 or end < start:
-        step(f"{path} has no {START_MARKER} ... {END_MARKER} section; not updated")
-        return
-    updated = text[: start + len(START_MARKER)] + "\n" + table.rstrip("\n") + "\n" + text[end:]
-    path.write_text(updated)
-    step(f"rewrote the futures-bench section of {path}")
+    update_section(path, table, START_MARKER, END_MARKER, "futures-bench")
 
 
 if __name__ == "__main__":
