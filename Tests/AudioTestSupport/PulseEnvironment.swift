@@ -20,6 +20,19 @@ public enum PulseEnvironment {
     return answers
   }()
 
+  /// Runs a program that may leave daemons behind (a PulseAudio server, a tmux server) and returns its exit
+  /// status. Its output goes to `output`, and every descriptor above 2 is closed in the child (Python's
+  /// `close_fds`): a daemon would otherwise inherit pipes of processes this test process started, and keep
+  /// their readers waiting for as long as it lives.
+  public static func runDetached(_ arguments: [String], output: String = "/dev/null") throws -> Int32 {
+    let launcher = """
+      import subprocess, sys
+      with open(sys.argv[1], "w") as out:
+          sys.exit(subprocess.call(sys.argv[2:], stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.DEVNULL))
+      """
+    return try run("/usr/bin/python3", ["-c", launcher, output] + arguments).status
+  }
+
   /// Runs a program to completion and returns its status and output.
   public static func run(_ path: String, _ arguments: [String], environment: [String: String]? = nil) throws -> (
     status: Int32, stdout: String, stderr: String

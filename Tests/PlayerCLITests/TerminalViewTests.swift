@@ -45,17 +45,9 @@ struct TerminalViewTests {
 enum Tmux {
   static let available = FileManager.default.isExecutableFile(atPath: "/usr/bin/tmux")
 
-  /// Runs a tmux command with its standard streams redirected and every other descriptor closed (Python's
-  /// `close_fds`): a new session starts the tmux server, which would otherwise inherit pipes of processes this
-  /// test process started, and keep their readers waiting for as long as it lives.
+  /// Runs a tmux command; the first one starts the tmux server, hence `runDetached`.
   static func run(_ arguments: [String], output: String = "/dev/null") throws {
-    let launcher = """
-      import subprocess, sys
-      with open(sys.argv[1], "w") as out:
-          sys.exit(subprocess.call(sys.argv[2:], stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.DEVNULL))
-      """
-    let result = try PulseEnvironment.run("/usr/bin/python3", ["-c", launcher, output, "tmux"] + arguments)
-    guard result.status == 0 else { throw POSIXError(.EIO) }
+    guard try PulseEnvironment.runDetached(["tmux"] + arguments, output: output) == 0 else { throw POSIXError(.EIO) }
   }
 
   static func capture(_ session: String) throws -> String {

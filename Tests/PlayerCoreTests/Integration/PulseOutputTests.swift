@@ -210,3 +210,51 @@ struct PulseOutputTests {
     #expect(server == "unix:/nonexistent/splay-test-socket")
   }
 }
+
+/// Losing the server: every pending future fails with output-lost, `failed` is published, and `play` on a
+/// server that came back resumes.
+@Suite(.serialized, .enabled(if: PulseEnvironment.available, "needs the private PulseAudio server of `make test`"))
+struct PulseServerLossTests {
+  static let sandbox: String = {
+    var url = URL(fileURLWithPath: #filePath)
+    for _ in 0..<4 { url.deleteLastPathComponent() }
+    return url.appendingPathComponent("scripts/pulse-sandbox").path
+  }()
+
+  @Test func killingTheServerFailsPendingCommandsAndPlayResumesWhenItIsBack() async throws {
+    try await ExclusiveSink.run {
+      let controller = PlayerController(output: PulseOutput())
+      _ = await controller.load([Fixtures.sweepFLAC]).settled
+      _ = await controller.play().settled
+      try await Task.sleep(for: .milliseconds(300))
+      let states = controller.states()
+      // `stop` returns once the daemon has exited: from then on, the loss must be published within 1 s.
+      _ = try PulseEnvironment.runDetached([Self.sandbox, "stop"])
+      let killed = MonitorRecorder.now()
+      let watcher = Task { () -> PlayerState? in
+        for await state in states where state.status.name == "failed" { return state }
+        return nil
+      }
+      let timer = Task {
+        try? await Task.sleep(for: .seconds(3))
+        watcher.cancel()
+      }
+      let failed = await watcher.value
+      timer.cancel()
+      let elapsed = Double(MonitorRecorder.now() - killed) / 1e9
+      guard case .failed(let error) = failed?.status else {
+        Issue.record("expected failed(output-lost), got \(String(describing: failed?.status))")
+        _ = try PulseEnvironment.runDetached([Self.sandbox, "start"])
+        return
+      }
+      #expect(error.code == "output-lost")
+      #expect(elapsed < 1, "published \(elapsed) s after the server died")
+      let pause = await controller.pause().settled
+      #expect(pause.error?.code == "invalid-state" || pause.error?.code == "output-lost")
+      #expect(try PulseEnvironment.runDetached([Self.sandbox, "start"]) == 0)
+      let resumed = await controller.play().settled
+      #expect(resumed.value?.status == .playing, "play reconnects and resumes: \(resumed)")
+      _ = await controller.stop().settled
+    }
+  }
+}
