@@ -18,17 +18,7 @@ struct PulseOutputTests {
   }
 
   private func waitForEnd(timeout: Double = 15) async -> PlayerState? {
-    let states = controller.states()
-    let watcher = Task { () -> PlayerState? in
-      for await state in states where state.status == .ended { return state }
-      return nil
-    }
-    let timer = Task {
-      try? await Task.sleep(for: .seconds(timeout))
-      watcher.cancel()
-    }
-    defer { timer.cancel() }
-    return await watcher.value
+    await published(by: controller, within: timeout) { $0.status == .ended }
   }
 
   @Test(arguments: ["ladder-44k-stereo.wav", "ladder-44k-stereo.flac"])
@@ -177,21 +167,11 @@ struct PulseOutputTests {
     try await ExclusiveSink.run {
       _ = try await settle(controller.load([Fixtures.sweepFLAC]))
       _ = try await settle(controller.play())
-      let states = controller.states()
       let list = try PulseEnvironment.run("/usr/bin/pactl", ["list", "short", "sink-inputs"])
       let index = try #require(list.stdout.split(separator: "\t").first.map(String.init))
       let changed = try PulseEnvironment.run("/usr/bin/pactl", ["set-sink-input-volume", index, "30%"])
       #expect(changed.status == 0)
-      let watcher = Task { () -> PlayerState? in
-        for await state in states where state.volume == 30 { return state }
-        return nil
-      }
-      let timer = Task {
-        try? await Task.sleep(for: .seconds(3))
-        watcher.cancel()
-      }
-      let published = await watcher.value
-      timer.cancel()
+      let published = await published(by: controller, within: 3) { $0.volume == 30 }
       #expect(published?.volume == 30, "the external change is published as confirmed state")
       _ = try await settle(controller.stop())
     }
@@ -227,20 +207,10 @@ struct PulseServerLossTests {
       _ = await controller.load([Fixtures.sweepFLAC]).settled
       _ = await controller.play().settled
       try await Task.sleep(for: .milliseconds(300))
-      let states = controller.states()
       // `stop` returns once the daemon has exited: from then on, the loss must be published within 1 s.
       _ = try PulseEnvironment.runDetached([Self.sandbox, "stop"])
       let killed = MonitorRecorder.now()
-      let watcher = Task { () -> PlayerState? in
-        for await state in states where state.status.name == "failed" { return state }
-        return nil
-      }
-      let timer = Task {
-        try? await Task.sleep(for: .seconds(3))
-        watcher.cancel()
-      }
-      let failed = await watcher.value
-      timer.cancel()
+      let failed = await published(by: controller, within: 3) { $0.status.name == "failed" }
       let elapsed = Double(MonitorRecorder.now() - killed) / 1e9
       guard case .failed(let error) = failed?.status else {
         Issue.record("expected failed(output-lost), got \(String(describing: failed?.status))")
@@ -257,4 +227,13 @@ struct PulseServerLossTests {
       _ = await controller.stop().settled
     }
   }
+}
+
+/// The first confirmed state of `controller` (the current one included) that satisfies `condition`, or nil
+/// after `seconds`: ``RealTimeline``'s wait, which scripts use too.
+func published(
+  by controller: PlayerController, within seconds: Double, _ condition: @escaping @Sendable (PlayerState) -> Bool
+) async -> PlayerState? {
+  let result = await RealTimeline().wait(until: condition, timeout: seconds, controller: controller)
+  return result.held ? result.state : nil
 }
