@@ -33,6 +33,8 @@ public final class PlayerController: Sendable {
     /// While the job in flight waits for the output: tells whether that answer is still outstanding.
     var awaited: (@Sendable () -> Bool)?
     var closed = false
+    /// The queue index and stream of the last track offered to the output for gapless playback.
+    var offered: (index: Int, following: UInt64)?
   }
 
   private let output: any AudioOutput
@@ -192,7 +194,9 @@ public final class PlayerController: Sendable {
   /// Runs jobs until one has to wait for the output or none is left. A loop rather than recursion, so that
   /// thousands of commands answered at once do not deepen the stack.
   private func runNext() {
-    while let job = takeJob() {
+    while true {
+      offerUpcomingIfDue()
+      guard let job = takeJob() else { return }
       let progress: Progress
       switch job {
       case .command(let command, let resolver): progress = run(command, resolver)
@@ -201,6 +205,23 @@ public final class PlayerController: Sendable {
       }
       if progress == .waiting { return }
     }
+  }
+
+  /// Opens the track after the current one and offers it to the output, once per track and stream, so that
+  /// it can follow without a gap. Nothing is published: the output reports `trackAdvanced` when the boundary
+  /// has been played. A file that cannot be opened is left to the usual path, which reports and skips it when
+  /// the current track ends.
+  private func offerUpcomingIfDue() {
+    guard output.playsGapless else { return }
+    let due = core.withLock { core -> (path: String, following: UInt64)? in
+      guard let upcoming = core.machine.upcoming,
+        core.offered?.index != upcoming.index || core.offered?.following != upcoming.following
+      else { return nil }
+      core.offered = (upcoming.index, upcoming.following)
+      return (upcoming.path, upcoming.following)
+    }
+    guard let due, let decoder = try? decoders.open(due.path) else { return }
+    _ = output.prepareNext(decoder, following: due.following)
   }
 
   private func takeJob() -> Job? {

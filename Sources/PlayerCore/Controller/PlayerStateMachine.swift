@@ -189,6 +189,20 @@ public struct PlayerStateMachine: Sendable {
       next.position = ConfirmedPosition(
         seconds: latest, confirmedAt: max(confirmation.time, state.position.confirmedAt), rate: 0)
       return publish(next).map(EventReaction.publish) ?? .ignore
+    case .trackAdvanced(let previous, let confirmation, let track):
+      // The output moved on to the next track it was offered, in the same stream. Whatever the status now
+      // (a pause may have been confirmed just after the boundary), the output's current track is that one.
+      guard state.status.hasOpenTrack, previous == stream, let index = state.index, index + 1 < state.queue.count
+      else { return .ignore }
+      var next = state
+      next.index = index + 1
+      next.track = track
+      stream = confirmation.stream
+      // A confirmation made after the boundary (that pause) already counts from the new track's start.
+      if confirmation.time >= state.position.confirmedAt {
+        next.position = position(confirmation)
+      }
+      return publish(next).map(EventReaction.publish) ?? .ignore
     case .volumeChanged(let level):
       var next = state
       next.volume = level
@@ -202,6 +216,15 @@ public struct PlayerStateMachine: Sendable {
     case .underflow:
       return .ignore
     }
+  }
+
+  /// The track to offer the output for gapless playback: the one after the current track, with the stream it
+  /// would follow; nil when there is none or no stream is open.
+  public var upcoming: (path: String, index: Int, following: UInt64)? {
+    guard state.status.hasOpenTrack, let stream, let index = state.index, index + 1 < state.queue.count else {
+      return nil
+    }
+    return (state.queue[index + 1], index + 1, stream)
   }
 
   /// The queue ended because the tracks after the current one could not be opened: publishes `ended` at the

@@ -25,6 +25,10 @@ public struct OutputConfirmation: Equatable, Hashable, Sendable {
 public enum OutputEvent: Equatable, Sendable {
   /// The current track's last frame has been played (the drain was acknowledged).
   case trackFinished(OutputConfirmation)
+  /// The track prepared with ``AudioOutput/prepareNext(_:following:)`` has started to play in the same stream,
+  /// straight after the last frame of stream `from`: the server's clock has passed the boundary between them.
+  /// The confirmation carries the new stream number and the position in the new track.
+  case trackAdvanced(from: UInt64, OutputConfirmation, track: TrackInfo)
   /// The server changed the stream's volume itself (another program, for example `pactl`).
   case volumeChanged(Int)
   /// The connection to the audio server is gone; every pending operation has failed with this error.
@@ -70,4 +74,26 @@ public protocol AudioOutput: AnyObject, Sendable {
 
   /// Sets the receiver of ``OutputEvent``s; called once, before the first `open`.
   func setEventHandler(_ handler: @escaping @Sendable (OutputEvent) -> Void)
+
+  /// Whether ``prepareNext(_:following:)`` can make tracks follow each other without a gap; when false the
+  /// controller does not open the next track before the current one has finished.
+  var playsGapless: Bool { get }
+
+  /// Offers the track that follows stream `stream`, so that its first frame follows the current track's last
+  /// frame with nothing in between. Resolves with `true` when the output took it: it then reports
+  /// ``OutputEvent/trackAdvanced(from:_:track:)`` once that boundary has been played, and no `trackFinished`
+  /// for the current track. `false` (another sample format, a stream that has moved on, the end already
+  /// drained) leaves the usual path: `trackFinished`, then an `open`. Any `open`, `close` or lost connection
+  /// forgets the prepared track; a seek or stop within the current track keeps it.
+  func prepareNext(_ decoder: any AudioDecoder, following stream: UInt64) -> Future<Bool, PlayerError>
+}
+
+extension AudioOutput {
+  /// Outputs that do not implement gapless playback play one stream per track.
+  public var playsGapless: Bool { false }
+
+  /// Declines: the next track is opened when the current one has finished.
+  public func prepareNext(_ decoder: any AudioDecoder, following stream: UInt64) -> Future<Bool, PlayerError> {
+    .resolved(false)
+  }
 }

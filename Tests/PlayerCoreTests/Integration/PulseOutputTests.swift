@@ -59,6 +59,69 @@ struct PulseOutputTests {
     }
   }
 
+  @Test func sameFormatTracksFollowEachOtherWithoutAGap() async throws {
+    try await ExclusiveSink.run {
+      let names = ["ladder-44k-stereo.flac", "short-44k-stereo.flac"]
+      let reference = try names.flatMap { try decodedLeft(Fixtures.media($0)).samples }
+      let changes = Locked<[PlayerState]>([])
+      let observation = controller.observe { state in
+        if state.index == 1 { changes.withLock { $0.append(state) } }
+      }
+      defer { observation.cancel() }
+      let recorder = try MonitorRecorder()
+      _ = try await settle(controller.load(names.map(Fixtures.media)))
+      _ = try await settle(controller.play())
+      let ended = await waitForEnd()
+      let recording = recorder.stop()
+      #expect(ended?.status == .ended)
+      #expect(ended?.index == 1)
+      let left = recording.left
+      let start = try #require(recording.firstAudibleFrame(), "no audio reached the sink")
+      let match = SignalAnalysis.bestOffset(of: reference, in: left, range: max(0, start - 200)..<(start + 200))
+      #expect(match.error < 1e-4, "the sink got other samples than the first file's")
+      let difference = SignalAnalysis.maximumDifference(left, offset: match.offset, reference: reference)
+      #expect(
+        difference < 1e-4, "both files back to back, no gap, nothing lost or repeated (max difference \(difference))")
+      // The change of track was confirmed while playing, from the boundary on, before the end.
+      let first = try #require(changes.withLock { $0.first }, "the second track was never published")
+      #expect(first.status == .playing)
+      #expect(first.track?.path == Fixtures.media(names[1]))
+      #expect(first.position.seconds < 0.1, "published within 100 ms of the boundary: \(first.position.seconds)")
+    }
+  }
+
+  @Test func aSeekBackIntoATrackWhoseSuccessorWasDecodedStillPlaysTheSuccessorFromItsStart() async throws {
+    try await ExclusiveSink.run {
+      let names = ["ladder-44k-stereo.flac", "short-44k-stereo.flac"]
+      let first = try decodedLeft(Fixtures.media(names[0])).samples
+      let second = try decodedLeft(Fixtures.media(names[1])).samples
+      let recorder = try MonitorRecorder()
+      _ = try await settle(controller.load(names.map(Fixtures.media)))
+      _ = try await settle(controller.play())
+      // By 1.5 s the decoder, two seconds ahead, has passed the first track's end into the second.
+      try await Task.sleep(for: .milliseconds(1_500))
+      let target = 0.5
+      let sought = try await settle(controller.seek(to: target))
+      #expect(sought.index == 0)
+      #expect(sought.status == .playing)
+      let ended = await waitForEnd()
+      let recording = recorder.stop()
+      #expect(ended?.index == 1)
+      let left = recording.left
+      let start = try #require(recording.firstAudibleFrame(), "no audio reached the sink")
+      // The first pass played `target` about 0.5 s in; the replay after the seek comes after 1.5 s.
+      let targetFrame = Int(target * 44_100)
+      let expected = Array(first[targetFrame...]) + second
+      let probe = Array(expected[0..<4096])
+      let found = SignalAnalysis.bestOffset(
+        of: probe, in: left, range: (start + 44_100)..<(left.count - 4096), length: 4096)
+      #expect(found.error < 1e-4, "the audio at \(target) s came back after the seek")
+      let difference = SignalAnalysis.maximumDifference(left, offset: found.offset, reference: expected)
+      #expect(
+        difference < 1e-4, "the rest of the first track, then the whole second one (max difference \(difference))")
+    }
+  }
+
   @Test func pauseSilencesTheSinkAndResumeContinuesWhereItStopped() async throws {
     try await ExclusiveSink.run {
       let reference = try decodedLeft(Fixtures.sweepFLAC).samples

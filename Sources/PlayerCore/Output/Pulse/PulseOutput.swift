@@ -22,6 +22,12 @@ import Synchronization
 /// - `setVolume`: `pa_context_set_sink_input_volume`'s callback;
 /// - end of track: `pa_stream_drain`, issued only while uncorked.
 ///
+/// Gapless: a next track of the same sample format, offered with ``prepareNext(_:following:)``, is decoded
+/// into the same ring straight after the current track's last frame and written to the same stream. The
+/// boundary is remembered as a stream time (the frames written before it), and the track changes — a new
+/// stream number, the position counted from the boundary, a `trackAdvanced` event — only once the server's
+/// playback clock has passed it.
+///
 /// Mutable state is confined: every `var` below is read and written only with the mainloop lock held (or
 /// on the mainloop thread, which holds it while running callbacks), which the compiler cannot check — hence
 /// `@unchecked Sendable` on this class alone.
@@ -70,8 +76,20 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
   private var lastPosition = 0.0
   private var draining: PulseOperation?
   private var volumePercent = 100
-  /// Counts streams, so that events about a replaced stream can be told apart.
+  /// Counts streams, so that events about a replaced stream can be told apart. A gapless track change counts
+  /// as a new stream too: confirmations after it are about the next track.
   private var streamNumber: UInt64 = 0
+  /// Frames written to the server since the last anchor (the stream's start or a flush).
+  private var writtenFrames: Int64 = 0
+  /// The track that follows the current one in this stream (gapless), once offered.
+  private var upcoming: (any AudioDecoder)?
+  /// The decoding queue has reached the current track's end and now decodes `upcoming` into the ring.
+  private var feedingUpcoming = false
+  /// `upcoming` was partly decoded before a seek went back into the current track: rewind it before reuse.
+  private var upcomingNeedsRewind = false
+  /// Where `upcoming` starts: frames written since the anchor, and the matching stream time in µs. Known
+  /// once its first frame has been written to the server.
+  private var boundary: (writtenFrames: Int64, streamTime: UInt64)?
   private var pending: [ObjectIdentifier: PulseOperation] = [:]
 
   /// Creates an output; it connects on the first `open`.
@@ -144,6 +162,7 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
       } then: { [self] in
         running = true
         pumpLocked()
+        scheduleBoundaryCheckLocked()
         return OutputConfirmation(position: positionLocked(), time: Self.now(), running: true, stream: streamNumber)
       }
     }
@@ -202,6 +221,34 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
   /// Reads the stream's position and state from a fresh timing update.
   public func status() -> Future<OutputConfirmation, PlayerError> {
     timingUpdate("status")
+  }
+
+  /// Same-format tracks follow each other in one stream.
+  public var playsGapless: Bool { true }
+
+  /// Takes `decoder` as the track after the current one when it has the same sample format and the stream is
+  /// still `stream`; it is decoded into the ring after the current track's last frame.
+  public func prepareNext(_ decoder: any AudioDecoder, following stream: UInt64) -> Future<Bool, PlayerError> {
+    let next = decoder.info
+    let accepted = locked { () -> Bool in
+      guard self.stream != nil, let ring, let current = self.decoder, streamNumber == stream, !feedingUpcoming,
+        current.info.sampleRate == next.sampleRate, current.info.channels == next.channels
+      else { return false }
+      upcoming = decoder
+      upcomingNeedsRewind = false
+      // The decoder may already have queued the current track's end: continue the ring while its last frames
+      // are still waiting to be written; once they are all gone (the drain has begun), it is too late.
+      if ring.fillState.endOfTrack {
+        guard draining == nil, ring.markBoundary(generation: ring.fillState.generation) else {
+          upcoming = nil
+          return false
+        }
+        feedingUpcoming = true
+        scheduleFill()
+      }
+      return true
+    }
+    return .resolved(accepted)
   }
 
   /// Closes the stream, keeping the connection.
@@ -392,6 +439,7 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
     let frame = Int64((seconds * Double(info.sampleRate)).rounded())
     anchorSeconds = Double(min(max(frame, 0), info.frames)) / Double(info.sampleRate)
     anchorStreamTime = 0
+    writtenFrames = 0
     lastPosition = anchorSeconds
     ring.invalidate()
     refill(from: frame, ring: ring, decoder: decoder)
@@ -478,8 +526,16 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
     ring?.invalidate()
     ring = nil
     decoder = nil
+    forgetUpcomingLocked()
     running = false
     draining = nil
+  }
+
+  private func forgetUpcomingLocked() {
+    upcoming = nil
+    feedingUpcoming = false
+    upcomingNeedsRewind = false
+    boundary = nil
   }
 
   // MARK: - Audio path
@@ -493,14 +549,21 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
       var data: UnsafeMutableRawPointer?
       var bytes = writable
       guard pa_stream_begin_write(stream, &data, &bytes) == 0, let data, bytes >= frameBytes else { break }
-      let (frames, _) = ring.pop(into: data, maxFrames: bytes / frameBytes)
+      let (frames, crossing) = ring.pop(into: data, maxFrames: bytes / frameBytes)
       guard frames > 0 else {
         pa_stream_cancel_write(stream)
         break
       }
       pa_stream_write(stream, data, frames * frameBytes, nil, 0, PA_SEEK_RELATIVE)
+      if let crossing {
+        let before = writtenFrames + Int64(crossing)
+        boundary = (before, anchorStreamTime + UInt64(Double(before) * 1e6 / Double(sampleRate)))
+        scheduleBoundaryCheckLocked()
+      }
+      writtenFrames += Int64(frames)
       writable = pa_stream_writable_size(stream)
     }
+    advanceIfBoundaryPlayedLocked()
     if ring.drained {
       if running && draining == nil { startDrainLocked() }
     } else {
@@ -538,7 +601,9 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
 
   /// Decodes more audio on the decoding queue, unless a fill is already on its way.
   private func scheduleFill() {
-    guard let ring, let decoder, !fillScheduled.exchange(true, ordering: .acquiringAndReleasing) else { return }
+    guard let ring, let decoder = feedingUpcoming ? upcoming : decoder,
+      !fillScheduled.exchange(true, ordering: .acquiringAndReleasing)
+    else { return }
     decodeQueue.async { [self] in
       fillScheduled.store(false, ordering: .releasing)
       fill(ring: ring, decoder: decoder)
@@ -563,17 +628,84 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
     let scratch = UnsafeMutableBufferPointer<Float>.allocate(capacity: chunk * ring.channels)
     defer { scratch.deallocate() }
     var wrote = false
+    var source = decoder
     for _ in 0..<2 {
       let (generation, free, ended) = ring.fillState
       guard !ended, free > 0 else { break }
       let want = min(free, chunk)
-      let frames = (try? decoder.read(into: scratch, frames: want)) ?? 0
+      var frames = (try? source.read(into: scratch, frames: want)) ?? 0
+      if frames == 0, let (next, rewind) = locked({ continueWithUpcoming(ring: ring, generation: generation) }) {
+        // Gapless: the next track's first frames go into the ring right behind this track's last.
+        if rewind { _ = try? next.seek(toFrame: 0) }
+        source = next
+        frames = (try? source.read(into: scratch, frames: want)) ?? 0
+      }
       let slice = UnsafeBufferPointer(rebasing: scratch[0..<(frames * ring.channels)])
       guard ring.push(slice, generation: generation, endOfTrack: frames == 0) else { break }
       wrote = true
       if frames == 0 { break }
     }
     if wrote { locked { if ring === self.ring { pumpLocked() } } }
+  }
+
+  /// At the current track's end (decoding queue, lock held): when a next track was offered, marks the
+  /// boundary in the ring and returns that track's decoder, and whether it must be rewound first.
+  private func continueWithUpcoming(ring: SampleRing, generation: UInt64) -> (any AudioDecoder, Bool)? {
+    guard ring === self.ring, let upcoming, !feedingUpcoming, ring.markBoundary(generation: generation) else {
+      return nil
+    }
+    feedingUpcoming = true
+    defer { upcomingNeedsRewind = false }
+    return (upcoming, upcomingNeedsRewind)
+  }
+
+  /// Moves on to the upcoming track once the server has played the boundary: from then on the position counts
+  /// from its start, confirmations carry a new stream number, and the controller is told.
+  private func advanceIfBoundaryPlayedLocked() {
+    guard let boundary, let stream, let next = upcoming else { return }
+    var usec: pa_usec_t = 0
+    guard pa_stream_get_time(stream, &usec) == 0, usec >= boundary.streamTime else { return }
+    let previous = streamNumber
+    streamNumber += 1
+    decoder = next
+    upcoming = nil
+    feedingUpcoming = false
+    self.boundary = nil
+    anchorSeconds = 0
+    anchorStreamTime = boundary.streamTime
+    writtenFrames -= boundary.writtenFrames
+    let info = next.info
+    lastPosition = min(Double(usec - boundary.streamTime) / 1e6, info.duration)
+    let props = pa_proplist_new()
+    pa_proplist_sets(props, PA_PROP_MEDIA_NAME, info.displayTitle)
+    pa_proplist_sets(props, PA_PROP_MEDIA_FILENAME, info.path)
+    if let operation = pa_stream_proplist_update(stream, PA_UPDATE_REPLACE, props, nil, nil) {
+      pa_operation_unref(operation)
+    }
+    pa_proplist_free(props)
+    let confirmation = OutputConfirmation(
+      position: lastPosition, time: Self.now(), running: running, stream: streamNumber)
+    let handler = handler.withLock { $0 }
+    settle { handler?(.trackAdvanced(from: previous, confirmation, track: info)) }
+  }
+
+  /// Checks again just after the server's clock should have reached the boundary (write callbacks alone may
+  /// come too seldom to notice it within a few milliseconds). Only while playing: a corked stream's clock
+  /// stands still, and `start` schedules the check again.
+  private func scheduleBoundaryCheckLocked() {
+    guard running, let boundary, let stream else { return }
+    var usec: pa_usec_t = 0
+    let now = pa_stream_get_time(stream, &usec) == 0 ? usec : 0
+    let wait = Double(boundary.streamTime > now ? boundary.streamTime - now : 0) / 1e6 + 0.002
+    let expected = streamNumber
+    DispatchQueue.global().asyncAfter(deadline: .now() + wait) { [weak self] in
+      guard let self else { return }
+      self.locked {
+        guard self.streamNumber == expected else { return }
+        self.advanceIfBoundaryPlayedLocked()
+        if self.streamNumber == expected { self.scheduleBoundaryCheckLocked() }
+      }
+    }
   }
 
   /// Resolves once the ring holds a first buffer of audio (or the whole rest of the track).
@@ -610,6 +742,12 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
       cancelDrainLocked()
       ring.invalidate()
       running = false
+      // Back into the current track: the next one, if it was being decoded already, starts over later.
+      if feedingUpcoming {
+        feedingUpcoming = false
+        upcomingNeedsRewind = true
+      }
+      boundary = nil
       if wasRunning {
         issue(
           name + " (cork)", start: { done in pa_stream_cork(stream, 1, PulseOperation.streamCallback, done) },
@@ -622,6 +760,7 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
             let error = PlayerError.outputFailed(operation: name, detail: lastErrorLocked())
             return settle { resolver.reject(error) }
           }
+          writtenFrames = 0
           refill(from: target, ring: ring, decoder: decoder)
           anchorAfterFlush(seconds: Double(target) / Double(sampleRate)) { [self] result in
             if case .failure(let error) = result { return settle { resolver.reject(error) } }
@@ -683,6 +822,7 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
   /// The played position: the anchor plus the stream time since it, clamped to the track and never moving
   /// backwards between seeks.
   private func positionLocked() -> Double {
+    advanceIfBoundaryPlayedLocked()
     guard let stream, let info = decoder?.info else { return lastPosition }
     var usec: pa_usec_t = 0
     guard pa_stream_get_time(stream, &usec) == 0 else { return lastPosition }  // -PA_ERR_NODATA: hold

@@ -19,6 +19,8 @@ final class SampleRing: Sendable {
     var endOfTrack = false
     /// Set by ``invalidate()``: nothing is accepted until the decoder has moved and called ``reset(toFrame:)``.
     var suspended = false
+    /// Frames still to be read before the first frame of the next track, when one follows in this ring.
+    var framesBeforeBoundary: Int?
 
     var buffer: UnsafeMutablePointer<Float> { UnsafeMutablePointer(bitPattern: address)! }
 
@@ -48,6 +50,7 @@ final class SampleRing: Sendable {
       s.count = 0
       s.endOfTrack = false
       s.suspended = true
+      s.framesBeforeBoundary = nil
     }
   }
 
@@ -60,7 +63,23 @@ final class SampleRing: Sendable {
       s.count = 0
       s.frame = frame
       s.endOfTrack = false
+      s.framesBeforeBoundary = nil
       return s.generation
+    }
+  }
+
+  /// Marks the end of the current track, so that the frames pushed from now on belong to the next track
+  /// (gapless playback); `false` when `generation` is stale or a boundary is already marked.
+  ///
+  /// A track whose end was already queued (``push(_:generation:endOfTrack:)`` with `endOfTrack`) can still be
+  /// continued while its last frames wait in the ring; once they have all been read, it is too late.
+  func markBoundary(generation: UInt64) -> Bool {
+    storage.withLock { s in
+      guard s.generation == generation, !s.suspended, s.framesBeforeBoundary == nil else { return false }
+      guard !s.endOfTrack || s.count > 0 else { return false }
+      s.endOfTrack = false
+      s.framesBeforeBoundary = s.count / channels
+      return true
     }
   }
 
@@ -98,15 +117,14 @@ final class SampleRing: Sendable {
     }
   }
 
-  /// Copies up to `maxFrames` frames into `destination` and returns how many frames, and the track frame
-  /// of the first one.
-  func pop(into destination: UnsafeMutableRawPointer, maxFrames: Int) -> (frames: Int, firstFrame: Int64) {
+  /// Copies up to `maxFrames` frames into `destination` and returns how many frames, and where among them
+  /// the next track begins when its first frame is one of them.
+  func pop(into destination: UnsafeMutableRawPointer, maxFrames: Int) -> (frames: Int, boundary: Int?) {
     let targetAddress = UInt(bitPattern: destination)
     return storage.withLock { s in
       let frames = min(maxFrames, s.count / channels)
       var remaining = frames * channels
       var target = UnsafeMutablePointer<Float>(bitPattern: targetAddress)!
-      let first = s.frame
       while remaining > 0 {
         let chunk = min(remaining, capacity - s.readIndex)
         target.update(from: s.buffer.advanced(by: s.readIndex), count: chunk)
@@ -115,8 +133,18 @@ final class SampleRing: Sendable {
         s.count -= chunk
         remaining -= chunk
       }
-      s.frame += Int64(frames)
-      return (frames, first)
+      guard let before = s.framesBeforeBoundary else {
+        s.frame += Int64(frames)
+        return (frames, nil)
+      }
+      guard before < frames else {
+        s.framesBeforeBoundary = before - frames
+        s.frame += Int64(frames)
+        return (frames, nil)
+      }
+      s.framesBeforeBoundary = nil
+      s.frame = Int64(frames - before)
+      return (frames, before)
     }
   }
 }
