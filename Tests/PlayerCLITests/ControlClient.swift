@@ -62,17 +62,26 @@ final class ControlClient {
   }
 }
 
-/// A `splay serve --output simulated` on a private socket, stopped at the end of the test.
+/// A `splay serve` (by default `--output simulated`) on a private socket, stopped at the end of the test.
 final class Server {
   let path: String
   let process = Process()
+  /// Where the server's stderr goes, when the test reads it.
+  let log: String?
 
-  init(extra: [String] = []) throws {
-    path =
-      FileManager.default.temporaryDirectory.path + "/splay-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).sock"
+  init(output: String = "simulated", extra: [String] = [], keepingLog: Bool = false) throws {
+    let base =
+      FileManager.default.temporaryDirectory.path + "/splay-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+    path = base + ".sock"
+    log = keepingLog ? base + ".log" : nil
     process.executableURL = URL(fileURLWithPath: Splay.binary)
-    process.arguments = ["serve", "--output", "simulated", "--socket", path] + extra
-    process.standardError = FileHandle.nullDevice
+    process.arguments = ["serve", "--output", output, "--socket", path] + extra
+    if let log {
+      _ = FileManager.default.createFile(atPath: log, contents: nil)
+      process.standardError = FileHandle(forWritingAtPath: log)
+    } else {
+      process.standardError = FileHandle.nullDevice
+    }
     process.standardOutput = FileHandle.nullDevice
     try process.run()
     for _ in 0..<500 where !FileManager.default.fileExists(atPath: path) { usleep(10_000) }
@@ -82,5 +91,11 @@ final class Server {
     if process.isRunning { process.terminate() }
     while process.isRunning { usleep(1000) }
     unlink(path)
+    if let log { unlink(log) }
+  }
+
+  /// What the server has written to stderr so far (with `keepingLog`).
+  var stderr: String {
+    log.flatMap { try? String(contentsOfFile: $0, encoding: .utf8) } ?? ""
   }
 }

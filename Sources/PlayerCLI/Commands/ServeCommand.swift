@@ -14,7 +14,9 @@ struct ServeCommand: AsyncParsableCommand {
     discussion: """
       The socket is created with mode 0600 (default $XDG_RUNTIME_DIR/splay.sock). serve refuses to start \
       when another splay serves the same socket, and replaces a stale socket file. It runs until a client \
-      sends {"command": "quit"} or it receives SIGTERM or SIGINT, then removes the socket.
+      sends {"command": "quit"} or it receives SIGTERM or SIGINT, then removes the socket. When the audio \
+      server goes away, serve stays up, publishes failed(output-lost) and reconnects in the background with \
+      backoff; once the server is back the track is open again, paused at the last confirmed position.
       """)
 
   @OptionGroup var outputOptions: OutputOptions
@@ -67,7 +69,11 @@ struct ServeCommand: AsyncParsableCommand {
     }
     let ticker = session.simulated.map { SimulatedTicker(clock: $0.clock) }
     ticker?.start()
+    let reconnector =
+      session.simulated == nil ? OutputReconnector(controller: session.controller) { Console.error($0) } : nil
+    reconnector?.start()
     _ = await quit.settled
+    reconnector?.stop()
     ticker?.stop()
     for source in signals { source.cancel() }
     try? await channel.close()

@@ -22,6 +22,7 @@ public final class PlayerController: Sendable {
   private enum Job: Sendable {
     case command(PlayerCommand, Future<PlayerState, PlayerError>.Resolver)
     case refresh(Future<PlayerState, PlayerError>.Resolver)
+    case recover(Future<PlayerState, PlayerError>.Resolver)
     case event(OutputEvent)
   }
 
@@ -101,6 +102,16 @@ public final class PlayerController: Sendable {
     return future
   }
 
+  /// After the output lost its server (`failed(output-lost)`), reopens the current track corked at the last
+  /// confirmed position, so that the state reads `paused` there and `play` resumes. Fails with the output's
+  /// error while the server is still away, and with `invalid-state` when there is nothing to recover (another
+  /// command already brought the player back, or nothing was loaded). `splay serve` calls it with backoff.
+  public func recover() -> Future<PlayerState, PlayerError> {
+    let (future, resolver) = Future<PlayerState, PlayerError>.pending()
+    enqueue(.recover(resolver))
+    return future
+  }
+
   /// True when no command or event is waiting or in flight (tests and virtual time use it to know that the
   /// controller has caught up).
   public var isIdle: Bool {
@@ -156,6 +167,7 @@ public final class PlayerController: Sendable {
       case .command(let command, let resolver):
         resolver.reject(.invalidState(command: command.name, state: "shut down"))
       case .refresh(let resolver): resolver.reject(.invalidState(command: "status", state: "shut down"))
+      case .recover(let resolver): resolver.reject(.invalidState(command: "reconnect", state: "shut down"))
       case .event: break
       }
     }
@@ -202,6 +214,7 @@ public final class PlayerController: Sendable {
       case .command(let command, let resolver): progress = run(command, resolver)
       case .event(let event): progress = handle(event)
       case .refresh(let resolver): progress = refresh(resolver)
+      case .recover(let resolver): progress = recover(resolver)
       }
       if progress == .waiting { return }
     }
@@ -273,6 +286,17 @@ public final class PlayerController: Sendable {
         resolver.settle(with: .cancelled)
       }
       return .done
+    }
+  }
+
+  private func recover(_ resolver: Future<PlayerState, PlayerError>.Resolver) -> Progress {
+    guard let step = core.withLock({ $0.machine.recovery }) else {
+      resolver.reject(.invalidState(command: "reconnect", state: state.status.name))
+      return .done
+    }
+    let work = perform(step, for: "reconnect")
+    return whenSettled(work) { [self] outcome in
+      settle(step, command: "reconnect", outcome: outcome, resolver: resolver)
     }
   }
 

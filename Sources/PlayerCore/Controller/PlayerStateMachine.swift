@@ -218,6 +218,15 @@ public struct PlayerStateMachine: Sendable {
     }
   }
 
+  /// What brings the player back after the output lost its server: reopening the current track corked at the
+  /// last confirmed position, which then reads `paused` there. Nil unless the status is `failed(output-lost)`.
+  public var recovery: OutputStep? {
+    guard case .failed(.outputLost) = state.status, let index = state.index, index < state.queue.count else {
+      return nil
+    }
+    return .open(queue: state.queue, index: index, seconds: state.position.seconds, then: .paused)
+  }
+
   /// The track to offer the output for gapless playback: the one after the current track, with the stream it
   /// would follow; nil when there is none or no stream is open.
   public var upcoming: (path: String, index: Int, following: UInt64)? {
