@@ -73,7 +73,8 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
   private var sampleRate = 44_100
   private var anchorSeconds = 0.0
   private var anchorStreamTime: UInt64 = 0
-  private var lastPosition = 0.0
+  /// The confirmed position, smoothed (see ``PositionFilter``).
+  private var positionFilter = PositionFilter()
   private var draining: PulseOperation?
   private var volumePercent = 100
   /// Counts streams, so that events about a replaced stream can be told apart. A gapless track change counts
@@ -440,7 +441,7 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
     anchorSeconds = Double(min(max(frame, 0), info.frames)) / Double(info.sampleRate)
     anchorStreamTime = 0
     writtenFrames = 0
-    lastPosition = anchorSeconds
+    positionFilter.reset(to: anchorSeconds)
     ring.invalidate()
     refill(from: frame, ring: ring, decoder: decoder)
 
@@ -581,7 +582,7 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
         running = false
         let confirmation = OutputConfirmation(
           position: info.duration, time: Self.now(), running: false, stream: streamNumber)
-        lastPosition = info.duration
+        positionFilter.reset(to: info.duration)
         let handler = handler.withLock { $0 }
         settle { handler?(.trackFinished(confirmation)) }
       }, failure: { _ in })
@@ -675,7 +676,7 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
     anchorStreamTime = boundary.streamTime
     writtenFrames -= boundary.writtenFrames
     let info = next.info
-    lastPosition = min(Double(usec - boundary.streamTime) / 1e6, info.duration)
+    positionFilter.reset(to: min(Double(usec - boundary.streamTime) / 1e6, info.duration))
     let props = pa_proplist_new()
     pa_proplist_sets(props, PA_PROP_MEDIA_NAME, info.displayTitle)
     pa_proplist_sets(props, PA_PROP_MEDIA_FILENAME, info.path)
@@ -684,7 +685,7 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
     }
     pa_proplist_free(props)
     let confirmation = OutputConfirmation(
-      position: lastPosition, time: Self.now(), running: running, stream: streamNumber)
+      position: positionFilter.position, time: Self.now(), running: running, stream: streamNumber)
     let handler = handler.withLock { $0 }
     settle { handler?(.trackAdvanced(from: previous, confirmation, track: info)) }
   }
@@ -795,7 +796,7 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
         var usec: pa_usec_t = 0
         if pa_stream_get_time(stream, &usec) == 0 { anchorStreamTime = usec }
         anchorSeconds = seconds
-        lastPosition = seconds
+        positionFilter.reset(to: seconds)
         done(.success(()))
       }, failure: { error in done(.failure(error)) })
   }
@@ -819,17 +820,17 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
     return future
   }
 
-  /// The played position: the anchor plus the stream time since it, clamped to the track and never moving
-  /// backwards between seeks.
+  /// The played position: the anchor plus the stream time since it, through the ``PositionFilter`` (never
+  /// backwards between seeks, never faster than real time, within the track). On `-PA_ERR_NODATA` (no timing
+  /// information yet) the last position holds.
   private func positionLocked() -> Double {
     advanceIfBoundaryPlayedLocked()
-    guard let stream, let info = decoder?.info else { return lastPosition }
+    guard let stream, let info = decoder?.info else { return positionFilter.position }
     var usec: pa_usec_t = 0
-    guard pa_stream_get_time(stream, &usec) == 0 else { return lastPosition }  // -PA_ERR_NODATA: hold
+    guard pa_stream_get_time(stream, &usec) == 0 else { return positionFilter.position }
     let elapsed = usec >= anchorStreamTime ? Double(usec - anchorStreamTime) / 1e6 : 0
-    let position = min(max(anchorSeconds + elapsed, lastPosition), info.duration)
-    lastPosition = position
-    return position
+    return positionFilter.update(
+      raw: anchorSeconds + elapsed, at: Self.now(), running: running, duration: info.duration)
   }
 
   // MARK: - Plumbing
