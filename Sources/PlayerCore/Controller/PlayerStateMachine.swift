@@ -203,6 +203,9 @@ public struct PlayerStateMachine: Sendable {
         next.position = position(confirmation)
       }
       return publish(next).map(EventReaction.publish) ?? .ignore
+    case .confirmedLate(let confirmation):
+      guard confirmation.stream == stream, let published = reconcile(confirmation) else { return .ignore }
+      return .publish(published)
     case .volumeChanged(let level):
       var next = state
       next.volume = level

@@ -29,6 +29,9 @@ public enum OutputEvent: Equatable, Sendable {
   /// straight after the last frame of stream `from`: the server's clock has passed the boundary between them.
   /// The confirmation carries the new stream number and the position in the new track.
   case trackAdvanced(from: UInt64, OutputConfirmation, track: TrackInfo)
+  /// The server confirmed a stream operation after the command that asked for it had stopped waiting (its
+  /// deadline passed, for example while the server was stopped): the stream is now as the confirmation says.
+  case confirmedLate(OutputConfirmation)
   /// The server changed the stream's volume itself (another program, for example `pactl`).
   case volumeChanged(Int)
   /// The connection to the audio server is gone; every pending operation has failed with this error.

@@ -213,7 +213,10 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
           if ok { volumePercent = level }
           let result: Result<Int, PlayerError> =
             ok ? .success(level) : .failure(.outputFailed(operation: "volume", detail: lastErrorLocked()))
-          settle { resolver.settle(with: Outcome(result)) }
+          settle {
+            // Set after the command gave up waiting: the level changed all the same, so it is an event.
+            if !resolver.settle(with: Outcome(result)), ok { self.report(.volumeChanged(level)) }
+          }
         }, failure: { error in self.settle { resolver.reject(error) } })
     }
     return future
@@ -769,12 +772,12 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
             guard restart else {
               let confirmation = OutputConfirmation(
                 position: anchorSeconds, time: Self.now(), running: false, stream: streamNumber)
-              return settle { resolver.resolve(confirmation) }
+              return settle { self.resolve(resolver, confirmation) }
             }
             settle {
               self.start().always { outcome in
                 switch outcome {
-                case .success(let confirmation): resolver.resolve(confirmation)
+                case .success(let confirmation): self.resolve(resolver, confirmation)
                 case .failure(let error): resolver.reject(error)
                 case .cancelled: resolver.reject(.cancelled)
                 }
@@ -814,7 +817,7 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
         completion: { [self] _ in
           let confirmation = OutputConfirmation(
             position: positionLocked(), time: Self.now(), running: running, stream: streamNumber)
-          settle { resolver.resolve(confirmation) }
+          settle { self.resolve(resolver, confirmation) }
         }, failure: { error in self.settle { resolver.reject(error) } })
     }
     return future
@@ -857,7 +860,7 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
             then()
             ?? OutputConfirmation(
               position: positionLocked(), time: Self.now(), running: running, stream: streamNumber)
-          settle { resolver.resolve(confirmation) }
+          settle { self.resolve(resolver, confirmation) }
         }, failure: { error in self.settle { resolver.reject(error) } })
     }
     return future
@@ -900,6 +903,21 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
     pa_threaded_mainloop_lock(mainloop)
     defer { pa_threaded_mainloop_unlock(mainloop) }
     return body()
+  }
+
+  /// Resolves a stream operation's future (on `settleQueue`); when its command has already stopped waiting
+  /// (a missed deadline cancelled it), the server's confirmation is reported as an event instead, so that the
+  /// published state does not miss a change the server made.
+  private func resolve(
+    _ resolver: Future<OutputConfirmation, PlayerError>.Resolver, _ confirmation: OutputConfirmation
+  ) {
+    if !resolver.resolve(confirmation) { report(.confirmedLate(confirmation)) }
+  }
+
+  /// Hands an event to the controller (on `settleQueue`).
+  private func report(_ event: OutputEvent) {
+    let handler = handler.withLock { $0 }
+    handler?(event)
   }
 
   /// Settles futures off the mainloop thread, so continuations never run there.

@@ -1,0 +1,52 @@
+import AudioTestSupport
+import Foundation
+import Futures
+import PlayerCore
+import Testing
+
+/// Faults of the audio server other than its death, against the private server.
+@Suite(.serialized, .enabled(if: PulseEnvironment.available, "needs the private PulseAudio server of `make test`"))
+struct PulseFaultTests {
+  /// The sandbox daemon's pid, from `scripts/pulse-sandbox pid`.
+  private func daemon() throws -> pid_t {
+    let found = try PulseEnvironment.run(PulseServerLossTests.sandbox, ["pid"])
+    return try #require(pid_t(found.stdout.trimmingCharacters(in: .whitespacesAndNewlines)), "no sandbox pid")
+  }
+
+  @Test func aServerThatStopsAnsweringTimesCommandsOutChangesNothingAndIsFollowedWhenItContinues() async throws {
+    try await ExclusiveSink.run {
+      let deadline = 0.5
+      let controller = PlayerController(
+        output: PulseOutput(),
+        configuration: ControllerConfiguration(deadline: .milliseconds(Int(deadline * 1000))))
+      _ = await controller.load([Fixtures.sweepFLAC]).settled
+      let playing = try #require(await controller.play().settled.value)
+      #expect(playing.status == .playing)
+      try await Task.sleep(for: .milliseconds(300))
+
+      let pid = try daemon()
+      kill(pid, SIGSTOP)
+      let sent = MonitorRecorder.now()
+      let pause = await controller.pause().settled
+      let waited = Double(MonitorRecorder.now() - sent) / 1e9
+      let stateWhileStopped = controller.state
+      kill(pid, SIGCONT)
+
+      #expect(pause.error?.code == "timeout", "\(pause)")
+      // The deadline, then the deadline of the re-read of the real state, which cannot answer either.
+      #expect(waited < deadline * 2 + 0.5, "settled after \(waited) s")
+      #expect(stateWhileStopped.status == .playing, "nothing was confirmed, so nothing changed")
+      #expect(stateWhileStopped.revision == playing.revision)
+
+      // Continued, the server carries out the cork it was sent: the state must follow what it confirms.
+      let corked = await published(by: controller, within: 3) { $0.status == .paused }
+      #expect(corked != nil, "the late confirmation of the cork was published")
+      let real = try #require(await controller.refresh().settled.value)
+      #expect(real.status == .paused, "the published state matches the server's: \(real.status)")
+      // And the player works as before.
+      #expect(await controller.play().settled.value?.status == .playing)
+      #expect(await controller.pause().settled.value?.status == .paused)
+      _ = await controller.stop().settled
+    }
+  }
+}
