@@ -84,7 +84,8 @@ final class Server {
     }
     process.standardOutput = FileHandle.nullDevice
     try process.run()
-    for _ in 0..<500 where !FileManager.default.fileExists(atPath: path) { usleep(10_000) }
+    // Listening, not only bound: the socket file appears a moment before connections are accepted.
+    for _ in 0..<500 where (try? ControlClient(path: path)) == nil { usleep(10_000) }
   }
 
   deinit {

@@ -138,6 +138,7 @@ public struct PlayerStateMachine: Sendable {
       next.track = track ?? next.track
       next.status = then == .playing ? .playing : (then == .paused ? .paused : .stopped)
       next.position = position(confirmation)
+      next.device = confirmation.device ?? next.device
       stream = confirmation.stream
     case (.start, .stream(let confirmation, _)):
       next.status = .playing
@@ -206,6 +207,10 @@ public struct PlayerStateMachine: Sendable {
     case .confirmedLate(let confirmation):
       guard confirmation.stream == stream, let published = reconcile(confirmation) else { return .ignore }
       return .publish(published)
+    case .deviceChanged(let device):
+      var next = state
+      next.device = device
+      return publish(next).map(EventReaction.publish) ?? .ignore
     case .volumeChanged(let level):
       var next = state
       next.volume = level

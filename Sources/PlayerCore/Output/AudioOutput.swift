@@ -11,13 +11,16 @@ public struct OutputConfirmation: Equatable, Hashable, Sendable {
   /// Which stream this is about: every `open` creates a stream with a new number. An event about a stream
   /// that has since been replaced (a track that finished just as `next` opened another) is stale.
   public var stream: UInt64
+  /// The device the stream plays to, when the output has devices and the confirmation is about a new stream.
+  public var device: String?
 
   /// Creates a confirmation.
-  public init(position: Double, time: UInt64, running: Bool, stream: UInt64 = 0) {
+  public init(position: Double, time: UInt64, running: Bool, stream: UInt64 = 0, device: String? = nil) {
     self.position = position
     self.time = time
     self.running = running
     self.stream = stream
+    self.device = device
   }
 }
 
@@ -32,6 +35,9 @@ public enum OutputEvent: Equatable, Sendable {
   /// The server confirmed a stream operation after the command that asked for it had stopped waiting (its
   /// deadline passed, for example while the server was stopped): the stream is now as the confirmation says.
   case confirmedLate(OutputConfirmation)
+  /// The server moved the stream to `device` (another program moved it, or its sink went away and the server
+  /// rescued the stream onto another); the device of a new stream comes with its `open` confirmation.
+  case deviceChanged(String)
   /// The server changed the stream's volume itself (another program, for example `pactl`).
   case volumeChanged(Int)
   /// The connection to the audio server is gone; every pending operation has failed with this error.

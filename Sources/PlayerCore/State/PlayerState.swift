@@ -17,11 +17,14 @@ public struct PlayerState: Equatable, Hashable, Sendable {
   public var index: Int?
   /// Increases by one with every published change.
   public var revision: UInt64
+  /// The device the server plays the stream to (a PulseAudio sink name), as the server last reported it;
+  /// nil before the first stream was opened, and on outputs that have no devices.
+  public var device: String?
 
   /// Creates a state; the defaults describe a player with nothing loaded.
   public init(
     status: PlaybackStatus = .idle, track: TrackInfo? = nil, position: ConfirmedPosition = .zero,
-    volume: Int = 100, queue: [String] = [], index: Int? = nil, revision: UInt64 = 0
+    volume: Int = 100, queue: [String] = [], index: Int? = nil, revision: UInt64 = 0, device: String? = nil
   ) {
     self.status = status
     self.track = track
@@ -30,6 +33,7 @@ public struct PlayerState: Equatable, Hashable, Sendable {
     self.queue = queue
     self.index = index
     self.revision = revision
+    self.device = device
   }
 
   /// The state before anything was loaded.
@@ -49,7 +53,7 @@ public struct PlayerState: Equatable, Hashable, Sendable {
 
 extension PlayerState: Codable {
   private enum CodingKeys: String, CodingKey {
-    case status, error, track, position, volume, queue, index, revision
+    case status, error, track, position, volume, queue, index, revision, device
   }
 
   /// Encodes the state as the JSON documented in docs/protocol.md: `status` is a name, a failure adds `error`.
@@ -63,6 +67,7 @@ extension PlayerState: Codable {
     try c.encode(queue, forKey: .queue)
     try c.encodeIfPresent(index, forKey: .index)
     try c.encode(revision, forKey: .revision)
+    try c.encodeIfPresent(device, forKey: .device)
   }
 
   /// Decodes the JSON form written by ``encode(to:)``.
@@ -88,6 +93,7 @@ extension PlayerState: Codable {
       volume: try c.decode(Int.self, forKey: .volume),
       queue: try c.decode([String].self, forKey: .queue),
       index: try c.decodeIfPresent(Int.self, forKey: .index),
-      revision: try c.decode(UInt64.self, forKey: .revision))
+      revision: try c.decode(UInt64.self, forKey: .revision),
+      device: try c.decodeIfPresent(String.self, forKey: .device))
   }
 }

@@ -49,4 +49,40 @@ struct PulseFaultTests {
       _ = await controller.stop().settled
     }
   }
+
+  /// Runs `pactl` against the private server and returns its output; fails the test when it fails.
+  private func pactl(_ arguments: String...) throws -> String {
+    let result = try PulseEnvironment.run("/usr/bin/pactl", arguments)
+    try #require(result.status == 0, "pactl \(arguments.joined(separator: " ")): \(result.stderr)")
+    return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+  }
+
+  @Test func aStreamMovedToAnotherSinkOrRescuedFromARemovedOneIsPublishedAndKeepsPlaying() async throws {
+    try await ExclusiveSink.run {
+      let controller = PlayerController(output: PulseOutput())
+      let module = try pactl("load-module", "module-null-sink", "sink_name=splay_other")
+      defer { _ = try? PulseEnvironment.run("/usr/bin/pactl", ["unload-module", module]) }
+      _ = await controller.load([Fixtures.sweepFLAC]).settled
+      _ = await controller.play().settled
+      let started = await published(by: controller, within: 2) { $0.device == PulseEnvironment.sink }
+      #expect(started != nil, "the stream's sink was published: \(String(describing: controller.state.device))")
+
+      let inputs = try pactl("list", "short", "sink-inputs").split(separator: "\n")
+      let index = try #require(inputs.count == 1 ? inputs[0].split(separator: "\t").first : nil, "\(inputs)")
+      _ = try pactl("move-sink-input", String(index), "splay_other")
+      let moved = await published(by: controller, within: 1) { $0.device == "splay_other" }
+      #expect(moved?.status == .playing, "the move was published and playback went on")
+
+      // Removing the sink it plays to: the server rescues the stream onto the remaining sink.
+      _ = try pactl("unload-module", module)
+      let rescued = await published(by: controller, within: 1) { $0.device == PulseEnvironment.sink }
+      #expect(rescued?.status == .playing, "the rescue was published and playback went on")
+      let before = try #require(await controller.refresh().settled.value)
+      try await Task.sleep(for: .milliseconds(300))
+      let after = try #require(await controller.refresh().settled.value)
+      #expect(after.status == .playing)
+      #expect(after.position.seconds > before.position.seconds + 0.2, "the audio still flows")
+      _ = await controller.stop().settled
+    }
+  }
 }

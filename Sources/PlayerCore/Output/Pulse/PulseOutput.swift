@@ -148,8 +148,9 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
         }
         return streamNumber
       }
-      return future.flatMap { [self] _ in prefill() }.map { _ in
-        OutputConfirmation(position: seconds, time: Self.now(), running: false, stream: number)
+      return future.flatMap { [self] _ in prefill() }.map { [self] _ in
+        OutputConfirmation(
+          position: seconds, time: Self.now(), running: false, stream: number, device: locked { deviceNameLocked })
       }
     }
   }
@@ -455,6 +456,9 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
       me)
     pa_stream_set_write_callback(
       s, { _, _, userdata in Unmanaged<PulseOutput>.fromOpaque(userdata!).takeUnretainedValue().pumpLocked() }, me)
+    pa_stream_set_moved_callback(
+      s, { _, userdata in Unmanaged<PulseOutput>.fromOpaque(userdata!).takeUnretainedValue().reportDeviceLocked() },
+      me)
     pa_stream_set_underflow_callback(
       s,
       { _, userdata in
@@ -504,6 +508,18 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
     }
   }
 
+  /// The sink the open stream plays to, as the server last said.
+  private var deviceNameLocked: String? {
+    guard let stream, let name = pa_stream_get_device_name(stream) else { return nil }
+    return String(cString: name)
+  }
+
+  /// Reports the sink the server moved the stream to (mainloop thread).
+  private func reportDeviceLocked() {
+    guard let device = deviceNameLocked else { return }
+    settle { self.report(.deviceChanged(device)) }
+  }
+
   private func failPendingStreamOperations(_ error: PlayerError) {
     for (key, operation) in pending where operation.name != "volume" {
       pending[key] = nil
@@ -521,6 +537,7 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
       pa_stream_set_state_callback(stream, nil, nil)
       pa_stream_set_write_callback(stream, nil, nil)
       pa_stream_set_underflow_callback(stream, nil, nil)
+      pa_stream_set_moved_callback(stream, nil, nil)
       failPendingStreamOperations(.cancelled)
       pa_stream_disconnect(stream)
       pa_stream_unref(stream)
