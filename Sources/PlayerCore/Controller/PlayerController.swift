@@ -73,21 +73,26 @@ public final class PlayerController: Sendable {
   public func send(_ command: PlayerCommand) -> Future<PlayerState, PlayerError> {
     let (future, resolver) = Future<PlayerState, PlayerError>.pending()
     var superseded: [Future<PlayerState, PlayerError>.Resolver] = []
-    let accepted = core.withLock { core -> Bool in
-      guard !core.closed else { return false }
+    // One lock for the whole hand-over: a command costs the caller as little as possible.
+    let (accepted, start) = core.withLock { core -> (Bool, Bool) in
+      guard !core.closed else { return (false, false) }
       if case .seek = command {
         for i in core.head..<core.jobs.count {
           if case .command(.seek, let older) = core.jobs[i] { superseded.append(older) }
         }
       }
-      return true
+      core.jobs.append(.command(command, resolver))
+      guard !core.running else { return (true, false) }
+      core.running = true
+      return (true, true)
     }
     guard accepted else {
       resolver.reject(.invalidState(command: command.name, state: "shut down"))
       return future
     }
+    // Cancelled, they are skipped when their turn comes (`run` checks).
     for older in superseded { older.settle(with: .cancelled) }
-    enqueue(.command(command, resolver))
+    if start { queue.async { self.runNext() } }
     return future
   }
 
@@ -312,8 +317,10 @@ public final class PlayerController: Sendable {
       resolver.reject(error)
       return .done
     case .complete(let next):
-      let published = next.flatMap { next in core.withLock { $0.machine.apply(next) } }
-      finish(resolver, with: .success(state), publishing: published)
+      let (published, current) = core.withLock { core in
+        (next.flatMap { core.machine.apply($0) }, core.machine.state)
+      }
+      finish(resolver, with: .success(current), publishing: published)
       return .done
     case .perform(let step):
       let work = perform(step, for: command.name)
@@ -365,8 +372,8 @@ public final class PlayerController: Sendable {
   ) -> Progress {
     switch outcome {
     case .success(let result):
-      let published = core.withLock { $0.machine.confirm(step, result) }
-      finish(resolver, with: .success(state), publishing: published)
+      let (published, current) = core.withLock { core in (core.machine.confirm(step, result), core.machine.state) }
+      finish(resolver, with: .success(current), publishing: published)
       return .done
     case .failure(.timeout(let name, let seconds)):
       // The output may have done the step after all: publish what it really does before failing.

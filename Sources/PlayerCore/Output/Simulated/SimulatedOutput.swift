@@ -14,6 +14,20 @@ public final class SimulatedOutput: AudioOutput {
   /// The operations whose acknowledgements can be controlled.
   public enum Operation: String, CaseIterable, Sendable {
     case open, start, pause, seek, stop, volume, status, close
+
+    /// The operation's place in the table of acknowledgements.
+    var slot: Int {
+      switch self {
+      case .open: 0
+      case .start: 1
+      case .pause: 2
+      case .seek: 3
+      case .stop: 4
+      case .volume: 5
+      case .status: 6
+      case .close: 7
+      }
+    }
   }
 
   /// How the output acknowledges an operation.
@@ -52,7 +66,8 @@ public final class SimulatedOutput: AudioOutput {
   private struct State {
     var stream: Stream?
     var volume = 100
-    var policies: [Operation: Acknowledgement] = [:]
+    /// How each operation is acknowledged, by ``Operation/slot``.
+    var policies = [Acknowledgement](repeating: .immediate, count: Operation.allCases.count)
     var oneShots: [Acknowledgement] = []
     var held: [@Sendable () -> Void] = []
     var played: [PlayedSegment] = []
@@ -78,7 +93,7 @@ public final class SimulatedOutput: AudioOutput {
 
   /// Sets how `operation` is acknowledged from now on.
   public func setAcknowledgement(_ acknowledgement: Acknowledgement, for operation: Operation) {
-    state.withLock { $0.policies[operation] = acknowledgement }
+    state.withLock { $0.policies[operation.slot] = acknowledgement }
   }
 
   /// Answers the next operations (other than `status` queries) with these acknowledgements, one each, in
@@ -240,12 +255,31 @@ public final class SimulatedOutput: AudioOutput {
   private func acknowledge<T: Sendable>(
     _ operation: Operation, _ effect: @escaping @Sendable (inout State, VirtualClock.Instant) throws -> T
   ) -> Future<T, PlayerError> {
+    // The usual case, an immediate answer: the effect and the answer happen in this call, so there is nothing
+    // to keep for a later loss of the server or a cancellation.
+    let immediate = state.withLock { s -> Result<T, PlayerError>? in
+      guard !s.lost, operation == .status || s.oneShots.isEmpty, s.policies[operation.slot] == .immediate else {
+        return nil
+      }
+      do {
+        return .success(try effect(&s, clock.now))
+      } catch let error as PlayerError {
+        return .failure(error)
+      } catch {
+        return .failure(.outputFailed(operation: operation.rawValue, detail: "\(error)"))
+      }
+    }
+    switch immediate {
+    case .success(let value): return .resolved(value)
+    case .failure(let error): return .rejected(error)
+    case nil: break
+    }
     let (future, resolver) = Future<T, PlayerError>.pending()
     let (policy, lost, generation, pendingID) = state.withLock { s in
       s.nextPending += 1
       s.pending[s.nextPending] = { error in resolver.reject(error) }
       let policy =
-        operation != .status && !s.oneShots.isEmpty ? s.oneShots.removeFirst() : (s.policies[operation] ?? .immediate)
+        operation != .status && !s.oneShots.isEmpty ? s.oneShots.removeFirst() : s.policies[operation.slot]
       return (policy, s.lost, s.generation, s.nextPending)
     }
     if lost {
