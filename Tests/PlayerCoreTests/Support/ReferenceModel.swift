@@ -32,7 +32,9 @@ struct ReferenceModel {
   /// wait until the command is done).
   mutating func advance(_ seconds: Double, busy: Bool) {
     var remaining = seconds
-    while running, position + remaining >= Self.duration {
+    // The output counts time in whole nanoseconds; sums of these doubles can fall a rounding error short of
+    // the end that the output has reached.
+    while running, position + remaining >= Self.duration - 1e-9 {
       remaining -= Self.duration - position
       now += Self.duration - position
       position = Self.duration
