@@ -33,7 +33,10 @@ public enum ScriptParser {
   public static func parse(_ text: String, name: String) throws(Failure) -> PlaybackScript {
     var steps: [PlaybackScript.Step] = []
     var lineNumber = 0
-    for raw in text.split(separator: "\n", omittingEmptySubsequences: false) {
+    // Split on the newline byte, not on Characters: "\r\n" is one Character, so a Windows-edited script split
+    // on "\n" was one long line that failed on its first "\r".
+    for bytes in text.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
+      let raw = Substring(bytes)
       lineNumber += 1
       guard lineNumber <= maximumLines else {
         throw Failure(
