@@ -31,10 +31,15 @@ final class ControlClient {
 
   /// Sends raw text (a newline is not added).
   func send(_ text: String) {
-    let data = Array(text.utf8)
+    send(bytes: Array(text.utf8))
+  }
+
+  /// Sends raw bytes, which need not be UTF-8. Stops quietly when the server has closed the connection
+  /// (MSG_NOSIGNAL: a closed peer must not kill the test process with SIGPIPE).
+  func send(bytes data: [UInt8]) {
     var offset = 0
     while offset < data.count {
-      let n = data[offset...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+      let n = data[offset...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
       if n <= 0 { return }
       offset += n
     }
@@ -75,7 +80,8 @@ final class Server {
     process.standardError = FileHandle.nullDevice
     process.standardOutput = FileHandle.nullDevice
     try process.run()
-    for _ in 0..<500 where !FileManager.default.fileExists(atPath: path) { usleep(10_000) }
+    // The socket file appears at bind, a moment before the server listens: wait until a connection succeeds.
+    for _ in 0..<500 where (try? ControlClient(path: path)) == nil { usleep(10_000) }
   }
 
   deinit {

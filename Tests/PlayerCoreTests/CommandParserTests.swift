@@ -93,4 +93,20 @@ import Testing
     #expect(VolumeChange.relative(30).resolve(from: 90) == 100)
     #expect(VolumeChange.relative(-30).resolve(from: 10) == 0)
   }
+
+  @Test(arguments: [
+    #"{"command": "volume", "args": [-1e308]}"#, #"{"command": "seek", "args": [1e300]}"#,
+    #"{"command": "jump", "args": [1e18]}"#, #"{"command": "seek", "args": [-9.3e18]}"#,
+  ])
+  func hugeJSONNumbersAreRefusedNotACrash(json: String) {
+    // Turning such a number into text overflowed Int64 and crashed `splay serve`.
+    #expect(throws: DecodingError.self) { try JSONDecoder().decode(PlayerCommand.self, from: Data(json.utf8)) }
+  }
+
+  @Test func aPathWithANULIsRefused() {
+    // C would stop at the NUL and open another file than the one named.
+    #expect(throws: CommandParseError.self) {
+      try CommandParser.parse(name: "load", arguments: ["/etc/passwd\u{0}.flac"])
+    }
+  }
 }
