@@ -24,12 +24,20 @@ final class ControlConnectionHandler: ChannelDuplexHandler {
   private var subscription: ControlHub.Subscription?
   private var counted = false
 
-  init(hub: ControlHub) {
+  /// Why this peer is refused (another user, from SO_PEERCRED), or nil.
+  private let refusal: String?
+
+  init(hub: ControlHub, refusal: String? = nil) {
     self.hub = hub
+    self.refusal = refusal
   }
 
   func channelActive(context: ChannelHandlerContext) {
-    if hub.clientJoined() {
+    if let refusal {
+      // Told why, then closed; never counted as a client, and nothing it sends is read.
+      let message = ControlMessage.failure(id: nil, code: "permission-denied", message: refusal, error: nil)
+      write(message, context: context).assumeIsolated().whenComplete { _ in context.close(promise: nil) }
+    } else if hub.clientJoined() {
       counted = true
     } else {
       let message = ControlMessage.failure(
@@ -49,6 +57,7 @@ final class ControlConnectionHandler: ChannelDuplexHandler {
   }
 
   func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+    guard refusal == nil else { return }
     switch unwrapInboundIn(data) {
     case .tooLong:
       let message = ControlMessage.failure(
