@@ -109,4 +109,19 @@ import Testing
       try CommandParser.parse(name: "load", arguments: ["/etc/passwd\u{0}.flac"])
     }
   }
+
+  // Found by the command-parser fuzz target (Fuzz/): a quote followed by a combining mark is one Swift
+  // Character, which a Character-based tokenizer did not take for a quote, so printed commands did not parse.
+  @Test func quotesFollowedByCombiningMarksStillQuote() throws {
+    let command = try CommandParser.parse("load \"\u{301} x\" '\u{656}y'")
+    #expect(command == .load(["\u{301} x", "\u{656}y"]))
+    #expect(try CommandParser.parse(command.description) == command)
+  }
+
+  // Found by the command-parser fuzz target: an escaped control character inside double quotes was let through.
+  @Test func anEscapedControlCharacterIsRefused() {
+    #expect(throws: CommandParseError(column: 9, message: "control character U+0018 is not allowed")) {
+      try CommandParser.parse("load \"a\\\u{18}b\"")
+    }
+  }
 }

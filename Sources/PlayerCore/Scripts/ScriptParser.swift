@@ -76,12 +76,13 @@ public enum ScriptParser {
     }
   }
 
-  /// Drops a `#` comment that is not inside quotes.
+  /// Drops a `#` comment that is not inside quotes. Scans Unicode scalars, as ``CommandTokenizer`` does, so
+  /// that both agree on where quotes are.
   static func stripComment(_ line: Substring) -> Substring {
-    var quote: Character?
+    var quote: Unicode.Scalar?
     var escaping = false
-    for index in line.indices {
-      let ch = line[index]
+    for index in line.unicodeScalars.indices {
+      let ch = line.unicodeScalars[index]
       if let q = quote {
         if escaping {
           escaping = false
@@ -93,7 +94,7 @@ public enum ScriptParser {
       } else if ch == "\"" || ch == "'" {
         quote = ch
       } else if ch == "#" {
-        return line[..<index]
+        return Substring(line.unicodeScalars[..<index])
       }
     }
     return line
