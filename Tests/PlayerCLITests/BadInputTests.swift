@@ -167,21 +167,25 @@ import Testing
   }
 
   @Test(.enabled(if: PulseEnvironment.available, "needs the private PulseAudio server of `make test`"))
-  func onTheServerAFileTruncatedWhilePlayingEndsWithoutHangOrCrash() async throws {
+  func onTheServerAFileTruncatedWhilePlayingIsReportedAndTheNextPlays() async throws {
     try await ExclusiveSink.run {
       let scratch = try ScratchDirectory()
       let file = try scratch.copy("media/sweep-30s.flac", as: "shrinking.flac")
+      let next = Splay.fixture(Self.first)
       let truncatedAt = Mutex<UInt64>(0)
       DispatchQueue.global().asyncAfter(deadline: .now() + 1) {
         truncate(file, 0)
         truncatedAt.withLock { $0 = MonitorRecorder.now() }
       }
-      let result = try Splay.run(["play", "--json", file], timeout: 40)
+      let result = try Splay.run(["play", "--json", file, next], timeout: 40)
       let after = Double(MonitorRecorder.now() - truncatedAt.withLock { $0 }) / 1e9
-      // What was decoded before the cut still plays (the decoder's buffer, the ring, the server's buffer);
-      // then the track ends instead of waiting or crashing.
-      #expect(after < 5, "ended \(after) s after the file was truncated")
-      #expect([0, 3].contains(result.status), "exited \(result.status): \(result.stderr)")
+      // What was decoded before the cut still plays (about 2 s ahead), then the error, then the 2 s track.
+      #expect(after < 8, "ended \(after) s after the file was truncated")
+      #expect(result.status == 3, "\(result.stderr)")
+      // Before, the track "ended" at 0:30 with exit status 0, as if the whole file had played.
+      Self.expectOneLine(about: file, cause: "of 0:30.000 (the file was truncated while playing?)", in: result)
+      #expect(result.stderr.contains("the audio ends at 0:0"), "it ends within the first seconds")
+      #expect(Self.played(result) == [file, next])
       #expect(result.statuses.last == "ended")
     }
   }

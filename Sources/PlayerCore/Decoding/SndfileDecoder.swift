@@ -10,8 +10,16 @@ import Synchronization
 public final class SndfileDecoder: AudioDecoder {
   /// The format, length and tags read when the file was opened.
   public let info: TrackInfo
-  /// The SNDFILE pointer's bit pattern (0 once closed): an integer, so the lock's contents are plainly Sendable.
-  private let handle: Mutex<UInt>
+  /// The open file and where the next read starts.
+  private struct Handle {
+    /// The SNDFILE pointer's bit pattern (0 once closed): an integer, so the lock's contents are plainly
+    /// Sendable.
+    var bits: UInt
+    /// The frame the next read starts at.
+    var frame: Int64 = 0
+  }
+
+  private let handle: Mutex<Handle>
 
   /// Opens `path` for decoding.
   ///
@@ -52,24 +60,38 @@ public final class SndfileDecoder: AudioDecoder {
       path: path, format: Self.formatName(sfinfo.format), sampleRate: Int(sfinfo.samplerate),
       channels: Int(sfinfo.channels), frames: max(0, Int64(sfinfo.frames)),
       title: tag(Int32(SF_STR_TITLE)), artist: tag(Int32(SF_STR_ARTIST)), album: tag(Int32(SF_STR_ALBUM)))
-    handle = Mutex(UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(file))))
+    handle = Mutex(Handle(bits: UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(file)))))
   }
 
   deinit {
-    handle.withLock { bits in
-      if let file = OpaquePointer(bitPattern: bits) { sf_close(file) }
-      bits = 0
+    handle.withLock { handle in
+      if let file = OpaquePointer(bitPattern: handle.bits) { sf_close(file) }
+      handle.bits = 0
     }
   }
 
   /// Reads interleaved float frames; a decoding error mid-file ends the track with an error naming the file.
+  ///
+  /// The end of the data more than a second before the declared length is an error too: the file was
+  /// truncated after it was opened (the check at open time cannot see that), and a silent early end would
+  /// let the player confirm a position the audio never reached. (A second of slack, as at open time.)
   public func read(into buffer: UnsafeMutableBufferPointer<Float>, frames: Int) throws(PlayerError) -> Int {
     precondition(buffer.count >= frames * info.channels, "buffer too small for \(frames) frames")
-    let result: Int64 = handle.withLock { bits in
-      guard let file = OpaquePointer(bitPattern: bits), let base = buffer.baseAddress else { return 0 }
-      return Int64(sf_readf_float(file, base, sf_count_t(frames)))
+    let (result, reached): (Int64, Int64) = handle.withLock { handle in
+      guard let file = OpaquePointer(bitPattern: handle.bits), let base = buffer.baseAddress else {
+        return (0, handle.frame)
+      }
+      let result = Int64(sf_readf_float(file, base, sf_count_t(frames)))
+      if result > 0 { handle.frame += result }
+      return (result, handle.frame)
     }
     if result < 0 { throw .unsupportedFormat(path: info.path, detail: "read failed") }
+    if result == 0, frames > 0, reached < info.frames - Int64(info.sampleRate) {
+      throw .unsupportedFormat(
+        path: info.path,
+        detail: "the audio ends at \(Self.clockText(Double(reached) / Double(info.sampleRate))) of "
+          + "\(Self.clockText(info.duration)) (the file was truncated while playing?)")
+    }
     return Int(result)
   }
 
@@ -77,9 +99,11 @@ public final class SndfileDecoder: AudioDecoder {
   @discardableResult
   public func seek(toFrame frame: Int64) throws(PlayerError) -> Int64 {
     let target = min(max(frame, 0), info.frames)
-    let reached: Int64 = handle.withLock { bits in
-      guard let file = OpaquePointer(bitPattern: bits) else { return -1 }
-      return Int64(sf_seek(file, sf_count_t(target), SEEK_SET))
+    let reached: Int64 = handle.withLock { handle in
+      guard let file = OpaquePointer(bitPattern: handle.bits) else { return -1 }
+      let reached = Int64(sf_seek(file, sf_count_t(target), SEEK_SET))
+      if reached >= 0 { handle.frame = reached }
+      return reached
     }
     guard reached >= 0 else {
       throw .unsupportedFormat(path: info.path, detail: "cannot seek to frame \(target)")

@@ -25,6 +25,9 @@ public struct OutputConfirmation: Equatable, Hashable, Sendable {
 public enum OutputEvent: Equatable, Sendable {
   /// The current track's last frame has been played (the drain was acknowledged).
   case trackFinished(OutputConfirmation)
+  /// The current track ended early: its file could not be read to the end (it was truncated or damaged
+  /// while playing). The confirmation holds the position where the audio really ended.
+  case trackFailed(PlayerError, OutputConfirmation)
   /// The server changed the stream's volume itself (another program, for example `pactl`).
   case volumeChanged(Int)
   /// The connection to the audio server is gone; every pending operation has failed with this error.

@@ -69,6 +69,8 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
   private var anchorStreamTime: UInt64 = 0
   private var lastPosition = 0.0
   private var draining: PulseOperation?
+  /// Why the decoder stopped before the end of the track (the file was truncated while playing), if it did.
+  private var readFailure: PlayerError?
   private var volumePercent = 100
   /// Counts streams, so that events about a replaced stream can be told apart.
   private var streamNumber: UInt64 = 0
@@ -380,6 +382,7 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
     stream = s
     streamNumber += 1
     self.decoder = decoder
+    readFailure = nil
     frameBytes = info.channels * MemoryLayout<Float>.size
     sampleRate = info.sampleRate
     // Decode up to two seconds ahead of the server's buffer: the decoding queue may lose the CPU for a while
@@ -516,11 +519,15 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
         draining = nil
         guard ok, running, let info = decoder?.info else { return }
         running = false
-        let confirmation = OutputConfirmation(
-          position: info.duration, time: Self.now(), running: false, stream: streamNumber)
-        lastPosition = info.duration
+        // A track whose file could not be read to the end stopped where its audio did, not at the length
+        // its header declared: that is the position to confirm, with the reason.
+        let failure = readFailure
+        let end = failure == nil ? info.duration : Double(ring?.frame ?? 0) / Double(info.sampleRate)
+        let confirmation = OutputConfirmation(position: end, time: Self.now(), running: false, stream: streamNumber)
+        lastPosition = end
+        let event: OutputEvent = failure.map { .trackFailed($0, confirmation) } ?? .trackFinished(confirmation)
         let handler = handler.withLock { $0 }
-        settle { handler?(.trackFinished(confirmation)) }
+        settle { handler?(event) }
       }, failure: { _ in })
     draining = operation
   }
@@ -549,6 +556,7 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
   private func refill(from frame: Int64, ring: SampleRing, decoder: any AudioDecoder) {
     decodeQueue.async { [self] in
       let reached = (try? decoder.seek(toFrame: frame)) ?? 0
+      locked { if ring === self.ring { readFailure = nil } }
       _ = ring.reset(toFrame: reached)
       fill(ring: ring, decoder: decoder)
     }
@@ -567,7 +575,14 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
       let (generation, free, ended) = ring.fillState
       guard !ended, free > 0 else { break }
       let want = min(free, chunk)
-      let frames = (try? decoder.read(into: scratch, frames: want)) ?? 0
+      let frames: Int
+      do {
+        frames = try decoder.read(into: scratch, frames: want)
+      } catch {
+        // What was decoded still plays; the end of the track is then reported with this error.
+        locked { if ring === self.ring { readFailure = error } }
+        frames = 0
+      }
       let slice = UnsafeBufferPointer(rebasing: scratch[0..<(frames * ring.channels)])
       guard ring.push(slice, generation: generation, endOfTrack: frames == 0) else { break }
       wrote = true
