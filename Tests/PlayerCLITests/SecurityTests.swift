@@ -72,6 +72,25 @@ import Testing
     #expect(explicit.waitForSocket(openDirectory + "/splay.sock"))
   }
 
+  @Test func errorsAboutAFileNameItButNeverQuoteItsContents() throws {
+    let scratch = try ScratchDirectory()
+    let secret = scratch.path + "/secret.flac"
+    try Data("password=SECRET-TOKEN-4711\n".utf8).write(to: URL(fileURLWithPath: secret))
+    let link = scratch.path + "/link.mp3"
+    try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: secret)
+    let server = try Server()
+    let client = try ControlClient(path: server.path)
+    for (id, path) in [secret, link, "/etc/shadow", "/proc/self/environ"].enumerated() {
+      client.request(["id": id, "command": "load", "args": [path]])
+      let reply = try #require(client.next())
+      let text = String(describing: reply)
+      #expect(reply["ok"] as? Bool == false)
+      #expect(((reply["error"] as? [String: Any])?["message"] as? String)?.hasPrefix(path + ": ") == true, "\(text)")
+      #expect(!text.contains("SECRET-TOKEN"), "\(text)")
+      #expect(!text.contains("root:"), "\(text)")
+    }
+  }
+
   @Test func theQueueIsLimitedTo10000TracksAndTheLimitChangesNothing() throws {
     let server = try Server()
     let client = try ControlClient(path: server.path)
