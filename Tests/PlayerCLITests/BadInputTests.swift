@@ -132,6 +132,32 @@ import Testing
     Self.expectOneLine(about: missing, cause: "no such file", in: error)
   }
 
+  @Test func oddPathsAreReportedInOneLine() throws {
+    let scratch = try ScratchDirectory()
+    let loop = scratch.path + "/loop.flac"
+    #expect(symlink(loop, loop) == 0)
+    let underAFile = Splay.fixture(Self.first) + "/inside.flac"
+    let tooLong = scratch.path + "/" + String(repeating: "n", count: 300) + ".flac"
+    for (path, cause) in [
+      (loop, "symbolic links"), (underAFile, "no such file"), (tooLong, "too long"), ("", "no such file"),
+    ] {
+      let result = try Splay.run(["info", path], timeout: 10)
+      #expect(result.status == 3, "\(path): \(result.stderr)")
+      #expect(result.seconds < 5)
+      let first = result.stderr.split(separator: "\n").first.map(String.init) ?? ""
+      #expect(first.hasPrefix("splay: \(path): ") && first.contains(cause), "\(result.stderr)")
+    }
+  }
+
+  @Test func aQueueOfOnlyBrokenFilesExitsThreeWithoutPlaying() throws {
+    let broken = ["broken/empty.wav", "broken/text.wav", "broken/truncated.ogg"].map(Splay.fixture)
+    let result = try Splay.run(["play", "--json", "--output", "simulated"] + broken, timeout: 10)
+    #expect(result.status == 3)
+    #expect(result.stdout.isEmpty)
+    for file in broken { Self.expectOneLine(about: file, cause: "cannot decode", in: result) }
+    #expect(result.stderr.hasSuffix("splay: nothing to play\n"))
+  }
+
   @Test(.enabled(if: PulseEnvironment.available, "needs the private PulseAudio server of `make test`"))
   func onTheServerBrokenAndVanishedFilesAreSkippedAndTheOthersPlay() async throws {
     try await ExclusiveSink.run {
