@@ -6,7 +6,10 @@ final class ControlClient {
   private var buffer = Data()
 
   init(path: String) throws {
-    fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+    // `self.fd` is set only once connected: a class whose initializer throws after every property is set runs
+    // its deinit, which closed the descriptor a second time — by then perhaps another test's pipe (polling a
+    // server that is not listening yet made that frequent, and splay children died of SIGPIPE).
+    let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
     var address = sockaddr_un()
     address.sun_family = sa_family_t(AF_UNIX)
     let bytes = Array(path.utf8)
@@ -23,6 +26,7 @@ final class ControlClient {
       close(fd)
       throw POSIXError(.ECONNREFUSED)
     }
+    self.fd = fd
     var timeout = timeval(tv_sec: 10, tv_usec: 0)
     setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
   }
