@@ -2,9 +2,9 @@
 SHELL := /bin/bash
 SWIFT ?= swift
 SWIFT_FORMAT := $(SWIFT) format
-LINT_PATHS := Sources Tests $(wildcard Benchmarks/Sources Benchmarks/Benchmarks)
+LINT_PATHS := Sources Tests Fuzz $(wildcard Benchmarks/Sources Benchmarks/Benchmarks)
 
-.PHONY: all deps build release demo test tsan lint format clean
+.PHONY: all deps build release demo test tsan fuzz lint format clean
 
 all: build
 
@@ -30,6 +30,12 @@ test:
 # The Futures suite under ThreadSanitizer (its own build folder, so the main build stays as it is).
 tsan: deps
 	$(SWIFT) test --sanitize=thread --scratch-path .build-tsan --filter FuturesTests
+
+# libFuzzer targets for the command-line, script and protocol parsers (Fuzz/), each run for FUZZ_SECONDS from
+# the seed corpus in Fuzz/corpus; a crash fails the target and is kept in .build/fuzz/artifacts.
+FUZZ_SECONDS ?= 60
+fuzz:
+	FUZZ_SECONDS=$(FUZZ_SECONDS) Fuzz/run-fuzzers
 
 lint:
 	$(SWIFT_FORMAT) lint --strict --recursive --configuration .swift-format $(LINT_PATHS)

@@ -6,7 +6,10 @@ final class ControlClient {
   private var buffer = Data()
 
   init(path: String) throws {
-    fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+    // `self.fd` is set only once connected: a class whose initializer throws after every property is set runs
+    // its deinit, which closed the descriptor a second time — by then perhaps another test's pipe (polling a
+    // server that is not listening yet made that frequent, and splay children died of SIGPIPE).
+    let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
     var address = sockaddr_un()
     address.sun_family = sa_family_t(AF_UNIX)
     let bytes = Array(path.utf8)
@@ -23,6 +26,7 @@ final class ControlClient {
       close(fd)
       throw POSIXError(.ECONNREFUSED)
     }
+    self.fd = fd
     var timeout = timeval(tv_sec: 10, tv_usec: 0)
     setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
   }
@@ -31,10 +35,15 @@ final class ControlClient {
 
   /// Sends raw text (a newline is not added).
   func send(_ text: String) {
-    let data = Array(text.utf8)
+    send(bytes: Array(text.utf8))
+  }
+
+  /// Sends raw bytes, which need not be UTF-8. Stops quietly when the server has closed the connection
+  /// (MSG_NOSIGNAL: a closed peer must not kill the test process with SIGPIPE).
+  func send(bytes data: [UInt8]) {
     var offset = 0
     while offset < data.count {
-      let n = data[offset...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+      let n = data[offset...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
       if n <= 0 { return }
       offset += n
     }
@@ -84,7 +93,7 @@ final class Server {
     }
     process.standardOutput = FileHandle.nullDevice
     try process.run()
-    // Listening, not only bound: the socket file appears a moment before connections are accepted.
+    // The socket file appears at bind, a moment before the server listens: wait until a connection succeeds.
     for _ in 0..<500 where (try? ControlClient(path: path)) == nil { usleep(10_000) }
   }
 

@@ -38,15 +38,17 @@ enum Splay {
     var statuses: [String] { jsonLines.compactMap { $0["status"] as? String } }
   }
 
-  /// Runs `splay ARGUMENTS` with an optional extra environment and stdin, and a hard timeout.
+  /// Runs `splay ARGUMENTS` with an optional extra environment and stdin, and a hard timeout. `launcher` runs
+  /// splay through another program (`setpriv --reuid=…` to run it as another user).
   static func run(
-    _ arguments: [String], environment extra: [String: String] = [:], stdin: String? = nil, timeout: Double = 30
+    _ arguments: [String], environment extra: [String: String] = [:], stdin: String? = nil, timeout: Double = 30,
+    launcher: [String] = []
   )
     throws -> Result
   {
     let process = Process()
-    process.executableURL = URL(fileURLWithPath: binary)
-    process.arguments = arguments
+    process.executableURL = URL(fileURLWithPath: launcher.first ?? binary)
+    process.arguments = launcher.isEmpty ? arguments : Array(launcher.dropFirst()) + [binary] + arguments
     process.currentDirectoryURL = URL(fileURLWithPath: root)
     process.environment = ProcessInfo.processInfo.environment.merging(extra) { $1 }
     let out = Pipe()

@@ -93,4 +93,35 @@ import Testing
     #expect(VolumeChange.relative(30).resolve(from: 90) == 100)
     #expect(VolumeChange.relative(-30).resolve(from: 10) == 0)
   }
+
+  @Test(arguments: [
+    #"{"command": "volume", "args": [-1e308]}"#, #"{"command": "seek", "args": [1e300]}"#,
+    #"{"command": "jump", "args": [1e18]}"#, #"{"command": "seek", "args": [-9.3e18]}"#,
+  ])
+  func hugeJSONNumbersAreRefusedNotACrash(json: String) {
+    // Turning such a number into text overflowed Int64 and crashed `splay serve`.
+    #expect(throws: DecodingError.self) { try JSONDecoder().decode(PlayerCommand.self, from: Data(json.utf8)) }
+  }
+
+  @Test func aPathWithANULIsRefused() {
+    // C would stop at the NUL and open another file than the one named.
+    #expect(throws: CommandParseError.self) {
+      try CommandParser.parse(name: "load", arguments: ["/etc/passwd\u{0}.flac"])
+    }
+  }
+
+  // Found by the command-parser fuzz target (Fuzz/): a quote followed by a combining mark is one Swift
+  // Character, which a Character-based tokenizer did not take for a quote, so printed commands did not parse.
+  @Test func quotesFollowedByCombiningMarksStillQuote() throws {
+    let command = try CommandParser.parse("load \"\u{301} x\" '\u{656}y'")
+    #expect(command == .load(["\u{301} x", "\u{656}y"]))
+    #expect(try CommandParser.parse(command.description) == command)
+  }
+
+  // Found by the command-parser fuzz target: an escaped control character inside double quotes was let through.
+  @Test func anEscapedControlCharacterIsRefused() {
+    #expect(throws: CommandParseError(column: 9, message: "control character U+0018 is not allowed")) {
+      try CommandParser.parse("load \"a\\\u{18}b\"")
+    }
+  }
 }

@@ -64,4 +64,20 @@ import Testing
       (error as? ScriptParser.Failure)?.error.message.contains("longer than") == true
     }
   }
+
+  @Test func windowsLineEndingsSeparateLines() throws {
+    // "\r\n" is a single Character in Swift: a split on "\n" Characters left the whole script as one line.
+    let script = try ScriptParser.parse("load a.flac\r\nplay\r\n\r\nwait 1.5\r\n", name: "crlf.splay")
+    #expect(script.steps.map(\.line) == [1, 2, 4])
+    #expect(script.steps.map(\.action) == [.command(.load(["a.flac"])), .command(.play), .wait(seconds: 1.5)])
+    #expect(throws: ScriptParser.Failure.self) { try ScriptParser.parse("play\r\ndance\r\n", name: "crlf.splay") }
+    do {
+      _ = try ScriptParser.parse("play\r\ndance\r\n", name: "crlf.splay")
+    } catch {
+      #expect(
+        error.description
+          == "crlf.splay:2:1: unknown command 'dance' (expected one of: load, enqueue, play, pause, toggle, stop, seek, volume, next, previous, jump)"
+      )
+    }
+  }
 }

@@ -41,10 +41,10 @@ struct ServeCommand: AsyncParsableCommand {
       .childChannelOption(.autoRead, value: true)
       .childChannelOption(.writeBufferWaterMark, value: .init(low: 256 * 1024, high: 4 * 1024 * 1024))
       .childChannelInitializer { channel in
-        channel.eventLoop.makeCompletedFuture {
+        PeerCredentials.refusal(for: channel).flatMapThrowing { refusal in
           try channel.pipeline.syncOperations.addHandler(
             ByteToMessageHandler(LineFrameDecoder(maximumLength: ControlRequest.maximumLineLength)))
-          try channel.pipeline.syncOperations.addHandler(ControlConnectionHandler(hub: hub))
+          try channel.pipeline.syncOperations.addHandler(ControlConnectionHandler(hub: hub, refusal: refusal))
         }
       }
     let previousMask = umask(0o177)

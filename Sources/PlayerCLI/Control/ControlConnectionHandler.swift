@@ -7,7 +7,8 @@ import PlayerCore
 ///
 /// Back-pressure: at most `maximumInFlight` requests of one client wait for the player at a time; beyond that
 /// the handler stops reading from the socket until replies have gone out, so a client pipelining 10,000
-/// requests is served in order without unbounded memory. A subscriber that stops reading is disconnected once
+/// requests is served in order without unbounded memory; reading also waits while the client leaves more than
+/// the high-water mark of replies unread. A subscriber that stops reading is disconnected once
 /// its unsent events exceed the channel's high-water mark for too long.
 final class ControlConnectionHandler: ChannelDuplexHandler {
   typealias InboundIn = LineFrameDecoder.Frame
@@ -23,12 +24,20 @@ final class ControlConnectionHandler: ChannelDuplexHandler {
   private var subscription: ControlHub.Subscription?
   private var counted = false
 
-  init(hub: ControlHub) {
+  /// Why this peer is refused (another user, from SO_PEERCRED), or nil.
+  private let refusal: String?
+
+  init(hub: ControlHub, refusal: String? = nil) {
     self.hub = hub
+    self.refusal = refusal
   }
 
   func channelActive(context: ChannelHandlerContext) {
-    if hub.clientJoined() {
+    if let refusal {
+      // Told why, then closed; never counted as a client, and nothing it sends is read.
+      let message = ControlMessage.failure(id: nil, code: "permission-denied", message: refusal, error: nil)
+      write(message, context: context).assumeIsolated().whenComplete { _ in context.close(promise: nil) }
+    } else if hub.clientJoined() {
       counted = true
     } else {
       let message = ControlMessage.failure(
@@ -48,6 +57,7 @@ final class ControlConnectionHandler: ChannelDuplexHandler {
   }
 
   func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+    guard refusal == nil else { return }
     switch unwrapInboundIn(data) {
     case .tooLong:
       let message = ControlMessage.failure(
@@ -68,11 +78,29 @@ final class ControlConnectionHandler: ChannelDuplexHandler {
   }
 
   func read(context: ChannelHandlerContext) {
-    if inFlight >= Self.maximumInFlight {
-      readHeld = true
-    } else {
+    if mayRead(context) {
       context.read()
+    } else {
+      readHeld = true
     }
+  }
+
+  func channelWritabilityChanged(context: ChannelHandlerContext) {
+    resumeReading(context)
+    context.fireChannelWritabilityChanged()
+  }
+
+  /// Reading waits while too many requests wait for the player, and while the client leaves its replies
+  /// unread (the channel is above its high-water mark). Without the second condition a client that writes
+  /// and never reads made the server queue replies without bound: 300,000 status requests grew it by 170 MB.
+  private func mayRead(_ context: ChannelHandlerContext) -> Bool {
+    inFlight < Self.maximumInFlight && context.channel.isWritable
+  }
+
+  private func resumeReading(_ context: ChannelHandlerContext) {
+    guard readHeld, mayRead(context) else { return }
+    readHeld = false
+    context.read()
   }
 
   func errorCaught(context: ChannelHandlerContext, error: any Error) {
@@ -125,10 +153,7 @@ final class ControlConnectionHandler: ChannelDuplexHandler {
         let (handler, context) = loopBound.value
         handler.inFlight -= 1
         handler.write(message, context: context)
-        if handler.readHeld, handler.inFlight < ControlConnectionHandler.maximumInFlight {
-          handler.readHeld = false
-          context.read()
-        }
+        handler.resumeReading(context)
       }
     }
   }

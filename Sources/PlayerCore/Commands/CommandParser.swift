@@ -50,6 +50,11 @@ public enum CommandParser {
       if let empty = arguments.first(where: { $0.text.isEmpty }) {
         throw CommandParseError(column: empty.column, message: "expected a file path, found an empty string")
       }
+      // Only the JSON form can carry a NUL (the tokenizer refuses control characters); C would cut the path
+      // there and open another file than the one named (`/etc/passwd\u{0}.flac`).
+      if let nul = arguments.first(where: { $0.text.utf8.contains(0) }) {
+        throw CommandParseError(column: nul.column, message: "a file path cannot contain a NUL character")
+      }
       let paths = arguments.map(\.text)
       return name.lowercased() == "load" ? .load(paths) : .enqueue(paths)
     case "play", "resume":
@@ -169,6 +174,9 @@ extension Character {
 /// (no exponent form, which the parser refuses; values below a nanosecond are rounded).
 func decimalText(_ value: Double) -> String {
   var text = String(value)
+  // Far beyond any number a command takes, and beyond Int64 below: keep the exponent form, which the parser
+  // refuses with a message quoting it. (`{"command": "volume", "args": [-1e308]}` crashed `splay serve` here.)
+  if text.contains("e"), !(abs(value) < 1e15) { return text }
   if text.contains("e") {
     let scaled = (abs(value) * 1e9).rounded()
     let whole = Int64(scaled / 1e9)

@@ -1,11 +1,16 @@
 /// Splits a command line into words, the way a shell user expects: blanks separate words, `"…"` and `'…'`
 /// group them, and inside double quotes `\"` and `\\` escape.
+///
+/// It works on Unicode scalars, not Characters: a blank or a quote followed by a combining mark is one Swift
+/// Character (`"` + U+0656), and a tokenizer that compared Characters did not see the quote in it, so a
+/// printed command did not parse back to itself (found by the command-parser fuzz target).
 public enum CommandTokenizer {
   /// One word and the 1-based column where it started.
   public struct Token: Equatable, Sendable {
     /// The word with quotes removed.
     public var text: String
-    /// The 1-based column (in characters) where the word began.
+    /// The 1-based column (in Unicode scalars, which are characters for text without combining marks)
+    /// where the word began.
     public var column: Int
   }
 
@@ -14,17 +19,19 @@ public enum CommandTokenizer {
   /// Control characters other than tab are refused, so binary garbage gets a precise error.
   public static func tokenize(_ line: some StringProtocol) throws(CommandParseError) -> [Token] {
     var tokens: [Token] = []
-    var current = ""
+    var current = String.UnicodeScalarView()
     var inToken = false
     var start = 0
-    var quote: Character?
+    var quote: Unicode.Scalar?
     var quoteColumn = 0
     var escaping = false
     var column = 0
-    for ch in line {
+    for ch in line.unicodeScalars {
       column += 1
       if let q = quote {
         if escaping {
+          // An escaped control character is still one (found by fuzzing: `"\<U+0018>"` was let through).
+          try checkPrintable(ch, column: column)
           current.append(ch)
           escaping = false
         } else if q == "\"" && ch == "\\" {
@@ -39,8 +46,8 @@ public enum CommandTokenizer {
       }
       if ch == " " || ch == "\t" {
         if inToken {
-          tokens.append(Token(text: current, column: start))
-          current = ""
+          tokens.append(Token(text: String(current), column: start))
+          current = String.UnicodeScalarView()
           inToken = false
         }
         continue
@@ -60,15 +67,13 @@ public enum CommandTokenizer {
     if quote != nil {
       throw CommandParseError(column: quoteColumn, message: "unterminated quote")
     }
-    if inToken { tokens.append(Token(text: current, column: start)) }
+    if inToken { tokens.append(Token(text: String(current), column: start)) }
     return tokens
   }
 
-  private static func checkPrintable(_ ch: Character, column: Int) throws(CommandParseError) {
-    for scalar in ch.unicodeScalars where scalar.value < 0x20 || scalar.value == 0x7F {
-      if scalar == "\t" { continue }
-      throw CommandParseError(column: column, message: "control character U+\(hex(scalar.value)) is not allowed")
-    }
+  private static func checkPrintable(_ scalar: Unicode.Scalar, column: Int) throws(CommandParseError) {
+    guard scalar.value < 0x20 || scalar.value == 0x7F, scalar != "\t" else { return }
+    throw CommandParseError(column: column, message: "control character U+\(hex(scalar.value)) is not allowed")
   }
 
   private static func hex(_ value: UInt32) -> String {
@@ -78,13 +83,16 @@ public enum CommandTokenizer {
 
   /// Quotes a word when it would not survive tokenizing as is (blanks, quotes, backslashes, empty).
   public static func quoteIfNeeded(_ word: String) -> String {
-    let needsQuotes = word.isEmpty || word.contains { $0 == " " || $0 == "\t" || $0 == "\"" || $0 == "'" || $0 == "\\" }
+    let needsQuotes =
+      word.isEmpty || word.unicodeScalars.contains { $0 == " " || $0 == "\t" || $0 == "\"" || $0 == "'" || $0 == "\\" }
     guard needsQuotes else { return word }
-    var quoted = "\""
-    for ch in word {
-      if ch == "\"" || ch == "\\" { quoted.append("\\") }
-      quoted.append(ch)
+    var quoted = String.UnicodeScalarView()
+    quoted.append("\"")
+    for scalar in word.unicodeScalars {
+      if scalar == "\"" || scalar == "\\" { quoted.append("\\") }
+      quoted.append(scalar)
     }
-    return quoted + "\""
+    quoted.append("\"")
+    return String(quoted)
   }
 }

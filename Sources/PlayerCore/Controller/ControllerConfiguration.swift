@@ -5,7 +5,8 @@ public struct ControllerConfiguration: Sendable {
   /// The clock the deadline is measured on; tests and the simulated output pass a ``VirtualClock``.
   public var clock: any Clock<Duration>
   /// Told of each track that could not be opened while moving through the queue on its own (the track is
-  /// skipped and the next one plays). Runs on the controller's queue.
+  /// skipped and the next one plays), and of each track whose file could not be read to its end (it stops
+  /// where its audio did, and the next one plays). Runs on the controller's queue.
   public var onTrackSkipped: (@Sendable (PlayerError) -> Void)?
 
   /// Creates a configuration.

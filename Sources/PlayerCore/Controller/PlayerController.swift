@@ -332,6 +332,7 @@ public final class PlayerController: Sendable {
   }
 
   private func handle(_ event: OutputEvent) -> Progress {
+    if case .trackFailed(let error, _) = event { configuration.onTrackSkipped?(error) }
     let reaction = core.withLock { $0.machine.handle(event) }
     switch reaction {
     case .publish(let state):

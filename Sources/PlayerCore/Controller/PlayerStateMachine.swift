@@ -174,7 +174,8 @@ public struct PlayerStateMachine: Sendable {
   /// Applies an output event. Only events that the output confirmed reach here.
   public mutating func handle(_ event: OutputEvent) -> EventReaction {
     switch event {
-    case .trackFinished(let confirmation):
+    case .trackFinished(let confirmation), .trackFailed(_, let confirmation):
+      // A track cut short moves on like one that finished; the controller reports why.
       guard state.status == .playing, let index = state.index, confirmation.stream == stream else { return .ignore }
       if index + 1 < state.queue.count {
         finished = confirmation

@@ -38,6 +38,9 @@ public enum OutputEvent: Equatable, Sendable {
   /// The server moved the stream to `device` (another program moved it, or its sink went away and the server
   /// rescued the stream onto another); the device of a new stream comes with its `open` confirmation.
   case deviceChanged(String)
+  /// The current track ended early: its file could not be read to the end (it was truncated or damaged
+  /// while playing). The confirmation holds the position where the audio really ended.
+  case trackFailed(PlayerError, OutputConfirmation)
   /// The server changed the stream's volume itself (another program, for example `pactl`).
   case volumeChanged(Int)
   /// The connection to the audio server is gone; every pending operation has failed with this error.

@@ -66,6 +66,10 @@ public struct ControlRequest: Equatable, Sendable {
       case "quit": return .success(ControlRequest(id: id, kind: .quit))
       default: break
       }
+    } else if ["status", "subscribe", "unsubscribe", "quit"].contains(name) {
+      // Without this, `{"command": "status", "args": [1]}` fell through to the player's parser and was called
+      // an unknown command.
+      return .failure(ControlProtocolError(id: id, code: "bad-arguments", message: "\(name) takes no arguments"))
     }
     do throws(CommandParseError) {
       let parsed: PlayerCommand

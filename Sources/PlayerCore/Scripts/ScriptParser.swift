@@ -33,7 +33,10 @@ public enum ScriptParser {
   public static func parse(_ text: String, name: String) throws(Failure) -> PlaybackScript {
     var steps: [PlaybackScript.Step] = []
     var lineNumber = 0
-    for raw in text.split(separator: "\n", omittingEmptySubsequences: false) {
+    // Split on the newline byte, not on Characters: "\r\n" is one Character, so a Windows-edited script split
+    // on "\n" was one long line that failed on its first "\r".
+    for bytes in text.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
+      let raw = Substring(bytes)
       lineNumber += 1
       guard lineNumber <= maximumLines else {
         throw Failure(
@@ -73,12 +76,13 @@ public enum ScriptParser {
     }
   }
 
-  /// Drops a `#` comment that is not inside quotes.
+  /// Drops a `#` comment that is not inside quotes. Scans Unicode scalars, as ``CommandTokenizer`` does, so
+  /// that both agree on where quotes are.
   static func stripComment(_ line: Substring) -> Substring {
-    var quote: Character?
+    var quote: Unicode.Scalar?
     var escaping = false
-    for index in line.indices {
-      let ch = line[index]
+    for index in line.unicodeScalars.indices {
+      let ch = line.unicodeScalars[index]
       if let q = quote {
         if escaping {
           escaping = false
@@ -90,7 +94,7 @@ public enum ScriptParser {
       } else if ch == "\"" || ch == "'" {
         quote = ch
       } else if ch == "#" {
-        return line[..<index]
+        return Substring(line.unicodeScalars[..<index])
       }
     }
     return line

@@ -76,6 +76,8 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
   /// The confirmed position, smoothed (see ``PositionFilter``).
   private var positionFilter = PositionFilter()
   private var draining: PulseOperation?
+  /// Why the decoder stopped before the end of the track (the file was truncated while playing), if it did.
+  private var readFailure: PlayerError?
   private var volumePercent = 100
   /// Counts streams, so that events about a replaced stream can be told apart. A gapless track change counts
   /// as a new stream too: confirmations after it are about the next track.
@@ -432,6 +434,7 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
     stream = s
     streamNumber += 1
     self.decoder = decoder
+    readFailure = nil
     frameBytes = info.channels * MemoryLayout<Float>.size
     sampleRate = info.sampleRate
     // Decode up to two seconds ahead of the server's buffer: the decoding queue may lose the CPU for a while
@@ -600,11 +603,15 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
         draining = nil
         guard ok, running, let info = decoder?.info else { return }
         running = false
-        let confirmation = OutputConfirmation(
-          position: info.duration, time: Self.now(), running: false, stream: streamNumber)
-        positionFilter.reset(to: info.duration)
+        // A track whose file could not be read to the end stopped where its audio did, not at the length
+        // its header declared: that is the position to confirm, with the reason.
+        let failure = readFailure
+        let end = failure == nil ? info.duration : Double(ring?.frame ?? 0) / Double(info.sampleRate)
+        let confirmation = OutputConfirmation(position: end, time: Self.now(), running: false, stream: streamNumber)
+        positionFilter.reset(to: end)
+        let event: OutputEvent = failure.map { .trackFailed($0, confirmation) } ?? .trackFinished(confirmation)
         let handler = handler.withLock { $0 }
-        settle { handler?(.trackFinished(confirmation)) }
+        settle { handler?(event) }
       }, failure: { _ in })
     draining = operation
   }
@@ -635,6 +642,7 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
   private func refill(from frame: Int64, ring: SampleRing, decoder: any AudioDecoder) {
     decodeQueue.async { [self] in
       let reached = (try? decoder.seek(toFrame: frame)) ?? 0
+      locked { if ring === self.ring { readFailure = nil } }
       _ = ring.reset(toFrame: reached)
       fill(ring: ring, decoder: decoder)
     }
@@ -654,8 +662,19 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
       let (generation, free, ended) = ring.fillState
       guard !ended, free > 0 else { break }
       let want = min(free, chunk)
-      var frames = (try? source.read(into: scratch, frames: want)) ?? 0
-      if frames == 0, let (next, rewind) = locked({ continueWithUpcoming(ring: ring, generation: generation) }) {
+      var frames: Int
+      var failed = false
+      do {
+        frames = try source.read(into: scratch, frames: want)
+      } catch {
+        // What was decoded still plays; the end of the track is then reported with this error (and the next
+        // track, even if offered, takes the usual path so that the failure is about the right track).
+        locked { if ring === self.ring { readFailure = error } }
+        frames = 0
+        failed = true
+      }
+      if frames == 0, !failed, let (next, rewind) = locked({ continueWithUpcoming(ring: ring, generation: generation) })
+      {
         // Gapless: the next track's first frames go into the ring right behind this track's last.
         if rewind { _ = try? next.seek(toFrame: 0) }
         source = next

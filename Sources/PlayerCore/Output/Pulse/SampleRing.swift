@@ -91,6 +91,9 @@ final class SampleRing: Sendable {
   /// Frames ready to be written.
   var availableFrames: Int { storage.withLock { $0.count / channels } }
 
+  /// The track frame of the next sample to hand over: once drained, the frame where the audio ended.
+  var frame: Int64 { storage.withLock { $0.frame } }
+
   /// True when the decoder reached the end and everything was handed to the server.
   var drained: Bool { storage.withLock { $0.endOfTrack && $0.count == 0 } }
 

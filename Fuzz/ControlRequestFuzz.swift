@@ -1,0 +1,29 @@
+// libFuzzer target: the control protocol's request decoder (ControlRequest.decode, JSON through Foundation).
+//
+// Besides "no crash": a player command that decodes is encoded again in the JSON form the protocol documents
+// (PlayerCommand's Codable conformance) and must decode to the same command.
+
+import Foundation
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func controlRequestFuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
+  let bytes = UnsafeBufferPointer(start: data, count: size)
+  guard case .success(let request) = ControlRequest.decode(bytes), case .player(let command) = request.kind else {
+    return 0
+  }
+  let encoded: Data
+  do {
+    encoded = try JSONEncoder().encode(command)
+  } catch {
+    fatalError("cannot encode \(command): \(error)")
+  }
+  switch ControlRequest.decode(encoded) {
+  case .success(let again):
+    guard case .player(let back) = again.kind, FuzzOracle.sameCommand(command, back) else {
+      fatalError("JSON round trip changed \(command) into \(again.kind)")
+    }
+  case .failure(let error):
+    fatalError("the encoded form of \(command) does not decode: \(String(decoding: encoded, as: UTF8.self)): \(error)")
+  }
+  return 0
+}

@@ -1,0 +1,140 @@
+import Foundation
+import Testing
+
+/// Who may reach the control socket, and the bounds on what one client can ask for.
+@Suite struct SecurityTests {
+  static let setpriv = "/usr/bin/setpriv"
+  static let asNobody = [setpriv, "--reuid=65534", "--regid=65534", "--clear-groups"]
+
+  @Test func aPeerRunningAsAnotherUserIsRefusedAndChangesNothing() throws {
+    // Becoming another user needs root (and setpriv); as any other user there is no second uid to test with.
+    guard geteuid() == 0, FileManager.default.isExecutableFile(atPath: Self.setpriv) else {
+      print("peer-credential test skipped: it needs root and \(Self.setpriv) to connect as another user")
+      return
+    }
+    let server = try Server()
+    // The 0600 mode already keeps other users out; open it up so that only the SO_PEERCRED check is left.
+    #expect(chmod(server.path, 0o666) == 0)
+    let intruder = try Splay.run(["ctl", "--socket", server.path, "volume", "10"], launcher: Self.asNobody)
+    #expect(intruder.status == 1, "\(intruder.stderr)")
+    #expect(intruder.stderr.contains("permission-denied: this player belongs to uid 0; uid 65534 may not control it"))
+    let owner = try Splay.run(["ctl", "--socket", server.path, "status"])
+    #expect(owner.status == 0, "\(owner.stderr)")
+    #expect(owner.jsonLines.first?["volume"] as? Int == 100, "the refused request was never read")
+  }
+
+  @Test func aServerOfAnotherUserRefusesEvenRoot() throws {
+    guard geteuid() == 0, FileManager.default.isExecutableFile(atPath: Self.setpriv) else {
+      print("peer-credential test skipped: it needs root and \(Self.setpriv) to serve as another user")
+      return
+    }
+    let scratch = try ScratchDirectory()
+    #expect(chown(scratch.path, 65534, 65534) == 0)
+    let path = scratch.path + "/nobody.sock"
+    let server = try Daemon(Self.asNobody + [Splay.binary, "serve", "--output", "simulated", "--socket", path])
+    #expect(server.waitForSocket(path))
+    // Root passes the socket's 0600 mode; the server still refuses it.
+    let client = try ControlClient(path: path)
+    client.request(["id": 1, "command": "status"])
+    let reply = try #require(client.next())
+    #expect((reply["error"] as? [String: Any])?["code"] as? String == "permission-denied")
+    #expect(reply["id"] is NSNull, "refused before any request was read")
+    #expect(client.next() == nil, "closed after the reply")
+  }
+
+  @Test func theDefaultSocketIsPrivateAndADirectoryOthersCanWriteIsRefused() throws {
+    let scratch = try ScratchDirectory()
+    let privateDirectory = scratch.path + "/private"
+    let openDirectory = scratch.path + "/open"
+    try FileManager.default.createDirectory(atPath: privateDirectory, withIntermediateDirectories: false)
+    try FileManager.default.createDirectory(atPath: openDirectory, withIntermediateDirectories: false)
+    #expect(chmod(privateDirectory, 0o700) == 0)
+    #expect(chmod(openDirectory, 0o777) == 0)
+
+    let server = try Daemon(
+      [Splay.binary, "serve", "--output", "simulated"], environment: ["XDG_RUNTIME_DIR": privateDirectory])
+    let socket = privateDirectory + "/splay.sock"
+    #expect(server.waitForSocket(socket))
+    var st = stat()
+    #expect(stat(socket, &st) == 0)
+    #expect(st.st_mode & 0o777 == 0o600)
+
+    let refused = try Splay.run(
+      ["serve", "--output", "simulated"], environment: ["XDG_RUNTIME_DIR": openDirectory], timeout: 5)
+    #expect(refused.status == 2)
+    #expect(refused.stderr.contains("\(openDirectory) is writable by other users and not sticky; pass --socket"))
+    #expect(!FileManager.default.fileExists(atPath: openDirectory + "/splay.sock"))
+
+    // Named explicitly, the same directory is the user's choice.
+    let explicit = try Daemon([
+      Splay.binary, "serve", "--output", "simulated", "--socket", openDirectory + "/splay.sock",
+    ])
+    #expect(explicit.waitForSocket(openDirectory + "/splay.sock"))
+  }
+
+  @Test func errorsAboutAFileNameItButNeverQuoteItsContents() throws {
+    let scratch = try ScratchDirectory()
+    let secret = scratch.path + "/secret.flac"
+    try Data("password=SECRET-TOKEN-4711\n".utf8).write(to: URL(fileURLWithPath: secret))
+    let link = scratch.path + "/link.mp3"
+    try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: secret)
+    let server = try Server()
+    let client = try ControlClient(path: server.path)
+    for (id, path) in [secret, link, "/etc/shadow", "/proc/self/environ"].enumerated() {
+      client.request(["id": id, "command": "load", "args": [path]])
+      let reply = try #require(client.next())
+      let text = String(describing: reply)
+      #expect(reply["ok"] as? Bool == false)
+      #expect(((reply["error"] as? [String: Any])?["message"] as? String)?.hasPrefix(path + ": ") == true, "\(text)")
+      #expect(!text.contains("SECRET-TOKEN"), "\(text)")
+      #expect(!text.contains("root:"), "\(text)")
+    }
+  }
+
+  @Test func theQueueIsLimitedTo10000TracksAndTheLimitChangesNothing() throws {
+    let server = try Server()
+    let client = try ControlClient(path: server.path)
+    let file = Splay.fixture("media/short-44k-stereo.flac")
+    client.request(["id": 0, "command": "load", "args": Array(repeating: file, count: 500)])
+    for batch in 1..<20 {
+      client.request(["id": batch, "command": "enqueue", "args": Array(repeating: file, count: 500)])
+    }
+    for _ in 0..<20 { #expect(client.next()?["ok"] as? Bool == true) }
+    client.request(["id": 20, "command": "enqueue", "args": [file]])
+    let refused = try #require(client.next())
+    let error = try #require(refused["error"] as? [String: Any])
+    #expect(error["code"] as? String == "limit-exceeded")
+    #expect(error["message"] as? String == "too many tracks in the queue (the limit is 10000)")
+    client.request(["id": 21, "command": "status"])
+    let state = try #require(client.next()?["state"] as? [String: Any])
+    #expect((state["queue"] as? [Any])?.count == 10_000)
+  }
+}
+
+/// A long-running splay (or launcher) process, terminated at the end of the test.
+final class Daemon {
+  let process = Process()
+
+  init(_ arguments: [String], environment extra: [String: String] = [:]) throws {
+    process.executableURL = URL(fileURLWithPath: arguments[0])
+    process.arguments = Array(arguments.dropFirst())
+    process.environment = ProcessInfo.processInfo.environment.merging(extra) { $1 }
+    process.standardOutput = FileHandle.nullDevice
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+  }
+
+  /// True once a connection to `path` succeeds (within 5 s).
+  func waitForSocket(_ path: String) -> Bool {
+    for _ in 0..<500 {
+      if (try? ControlClient(path: path)) != nil { return true }
+      usleep(10_000)
+    }
+    return false
+  }
+
+  deinit {
+    if process.isRunning { process.terminate() }
+    while process.isRunning { usleep(1000) }
+  }
+}

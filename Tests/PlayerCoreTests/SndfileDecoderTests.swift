@@ -1,0 +1,49 @@
+import Foundation
+import PlayerCore
+import Testing
+
+/// The decoder's defences against files that lie about their length.
+@Suite struct SndfileDecoderTests {
+  static let media = try! FileManager.default.contentsOfDirectory(atPath: Fixtures.root + "/media").sorted()
+
+  @Test(arguments: media)
+  func everyGoodFixtureOpensAndDecodesToItsDeclaredLength(name: String) throws {
+    let decoder = try SndfileDecoder(path: Fixtures.media(name))
+    let info = decoder.info
+    let buffer = UnsafeMutableBufferPointer<Float>.allocate(capacity: 4096 * info.channels)
+    defer { buffer.deallocate() }
+    var total: Int64 = 0
+    while case let n = try decoder.read(into: buffer, frames: 4096), n > 0 { total += Int64(n) }
+    // An MP3 without a gapless header declares a few thousand frames more than it decodes.
+    #expect(abs(total - info.frames) < Int64(info.sampleRate), "\(total) of \(info.frames) frames")
+  }
+
+  @Test(arguments: ["truncated.flac", "truncated.mp3", "truncated.ogg"])
+  func aTruncatedFileIsRefusedWhenOpened(name: String) {
+    #expect {
+      try SndfileDecoder(path: Fixtures.broken(name))
+    } throws: { error in
+      guard case .unsupportedFormat(let path, let detail) = error as? PlayerError else { return false }
+      return path == Fixtures.broken(name) && detail.contains("truncated")
+    }
+  }
+
+  @Test func aFileTruncatedAfterOpeningFailsTheReadThatMeetsItsEnd() throws {
+    let path = FileManager.default.temporaryDirectory.path + "/splay-shrinking-\(getpid()).flac"
+    try FileManager.default.copyItem(atPath: Fixtures.sweepFLAC, toPath: path)
+    defer { unlink(path) }
+    let decoder = try SndfileDecoder(path: path)
+    let buffer = UnsafeMutableBufferPointer<Float>.allocate(capacity: 4096 * 2)
+    defer { buffer.deallocate() }
+    #expect(try decoder.read(into: buffer, frames: 4096) == 4096)
+    #expect(truncate(path, 100_000) == 0)
+    var total: Int64 = 4096
+    #expect {
+      while true { total += Int64(try decoder.read(into: buffer, frames: 4096)) }
+    } throws: { error in
+      guard case .unsupportedFormat(_, let detail) = error as? PlayerError else { return false }
+      return detail.contains("of 0:30.000 (the file was truncated while playing?)")
+    }
+    #expect(total < 44_100 * 10, "what was there was read first: \(total) frames")
+  }
+}
