@@ -27,9 +27,11 @@ test:
 	@scripts/install-deps tmux
 	@scripts/with-pulse-sandbox bash -c '$(SWIFT) build --build-tests && $(SWIFT) test'
 
-# The Futures suite under ThreadSanitizer (its own build folder, so the main build stays as it is).
+# The Futures and PlayerCore suites (PulseAudio integration tests included, against the private server) under
+# ThreadSanitizer, in their own build folder so the main build stays as it is.
 tsan: deps
-	$(SWIFT) test --sanitize=thread --scratch-path .build-tsan --filter FuturesTests
+	@scripts/with-pulse-sandbox $(SWIFT) test --sanitize=thread --scratch-path .build-tsan \
+		--filter 'FuturesTests|PlayerCoreTests'
 
 # libFuzzer targets for the command-line, script and protocol parsers (Fuzz/), each run for FUZZ_SECONDS from
 # the seed corpus in Fuzz/corpus; a crash fails the target and is kept in .build/fuzz/artifacts.

@@ -48,7 +48,7 @@ let package = Package(
       ]
     ),
     // Shared by the test suites that record the sandbox's null sink; not a product.
-    .target(name: "AudioTestSupport", path: "Tests/AudioTestSupport"),
+    .target(name: "AudioTestSupport", dependencies: ["Futures"], path: "Tests/AudioTestSupport"),
     .testTarget(name: "FuturesTests", dependencies: ["Futures"]),
     .testTarget(
       name: "PlayerCoreTests",

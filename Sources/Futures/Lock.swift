@@ -1,6 +1,7 @@
 import Synchronization
 
-/// A `Synchronization.Mutex` that ThreadSanitizer can see.
+/// A `Synchronization.Mutex` that ThreadSanitizer can see: the lock of this library, and of the player built
+/// on it.
 ///
 /// On Linux, `Mutex` hands a contended lock from one thread to the next inside the kernel (a
 /// priority-inheriting futex), where ThreadSanitizer cannot observe it: it then reports every contended
@@ -8,26 +9,36 @@ import Synchronization
 /// load at the start of each critical section and a release store at its end, on a word beside the lock,
 /// give it the happens-before edge it needs. On x86 both are plain moves, and for a `Lock<Void>` the word
 /// fills the padding after the 4-byte lock word, so this costs neither time nor memory.
-@usableFromInline
-struct Lock<Value: ~Copyable>: ~Copyable {
+///
+/// It is used exactly like `Mutex`:
+///
+/// ```swift
+/// let count = Lock(0)
+/// count.withLock { $0 += 1 }
+/// ```
+public struct Lock<Value: ~Copyable>: ~Copyable {
   @usableFromInline
   let mutex: Mutex<Value>
 
   @usableFromInline
   let handOver = Atomic<UInt32>(0)
 
+  /// A lock protecting `value`.
   @inlinable
-  init(_ value: consuming sending Value) {
+  public init(_ value: consuming sending Value) {
     mutex = Mutex(value)
   }
 
-  /// Runs `body` with the protected value, holding the lock.
+  /// Runs `body` with the protected value, holding the lock, and returns what it returns (or throws what it
+  /// throws).
   @inlinable
-  borrowing func withLock<Result: ~Copyable>(_ body: (inout sending Value) -> sending Result) -> sending Result {
-    mutex.withLock { value in
+  public borrowing func withLock<Result: ~Copyable, Failure: Error>(
+    _ body: (inout sending Value) throws(Failure) -> sending Result
+  ) throws(Failure) -> sending Result {
+    try mutex.withLock { (value: inout sending Value) throws(Failure) -> sending Result in
       _ = handOver.load(ordering: .acquiring)
       defer { handOver.store(0, ordering: .releasing) }
-      return body(&value)
+      return try body(&value)
     }
   }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Futures
 import Synchronization
 
 /// Records what reaches the null sink, by running `parec` on its monitor: the proof of what was heard.
@@ -55,7 +56,7 @@ public final class MonitorRecorder: Sendable {
 
   private let process = Process()
   private final class Captured: Sendable {
-    let state = Mutex<(samples: [Float], arrivals: [(frame: Int, time: UInt64)], pending: [UInt8])>(([], [], []))
+    let state = Lock<(samples: [Float], arrivals: [(frame: Int, time: UInt64)], pending: [UInt8])>(([], [], []))
   }
   private let captured = Captured()
 

@@ -35,6 +35,9 @@ struct CtlCommand: AsyncParsableCommand {
         throw CLIError(message: "ctl \(command): \(error.message)", status: .usage)
       }
     }
+    // A server that refuses this client closes the connection, maybe before the request is written: that must
+    // be an error to report (with the server's reason, read below), not a SIGPIPE that kills ctl silently.
+    signal(SIGPIPE, SIG_IGN)
     let fd = try SocketPath.connect(path)
     defer { close(fd) }
     // The server opens files relative to its own folder: send the paths as this shell sees them.
@@ -44,7 +47,8 @@ struct CtlCommand: AsyncParsableCommand {
     let request: [String: Any] = ["id": 1, "command": requestName, "args": sent]
     var line = try JSONSerialization.data(withJSONObject: request, options: [.withoutEscapingSlashes])
     line.append(UInt8(ascii: "\n"))
-    try writeAll(fd, line)
+    // When the server has closed the connection already, its reply (a refusal) may still be there to read.
+    _ = try writeAll(fd, line)
     let reader = LineReader(fd: fd)
     guard let reply = reader.next() else {
       throw CLIError(message: "\(path): the server closed the connection without a reply", status: .failed)
@@ -71,16 +75,20 @@ struct CtlCommand: AsyncParsableCommand {
     Console.out(Self.compact(object["state"] ?? [:]))
   }
 
-  private func writeAll(_ fd: Int32, _ data: Data) throws {
+  /// Writes all of `data`; returns false when the server closed the connection first (EPIPE, ECONNRESET).
+  private func writeAll(_ fd: Int32, _ data: Data) throws -> Bool {
     try data.withUnsafeBytes { raw in
       var offset = 0
       while offset < raw.count {
         let n = write(fd, raw.baseAddress! + offset, raw.count - offset)
+        if n < 0, errno == EINTR { continue }
+        if n < 0, errno == EPIPE || errno == ECONNRESET { return false }
         guard n > 0 else {
           throw CLIError(message: "write failed: \(String(cString: strerror(errno)))", status: .failed)
         }
         offset += n
       }
+      return true
     }
   }
 

@@ -42,7 +42,7 @@ public final class PlayerController: Sendable {
   private let decoders: any AudioDecoderFactory
   private let configuration: ControllerConfiguration
   private let queue = DispatchQueue(label: "splay.controller")
-  private let core: Mutex<Core>
+  private let core: Lock<Core>
   private let observers = StateObservers()
 
   /// Creates a controller that plays through `output`, opening files with `decoders`.
@@ -55,7 +55,7 @@ public final class PlayerController: Sendable {
     self.output = output
     self.decoders = decoders
     self.configuration = configuration
-    self.core = Mutex(Core(machine: PlayerStateMachine(state: initialState)))
+    self.core = Lock(Core(machine: PlayerStateMachine(state: initialState)))
     output.setEventHandler { [weak self] event in self?.enqueue(.event(event)) }
   }
 

@@ -1,3 +1,4 @@
+import Futures
 import Synchronization
 
 /// The subscribers to published states: callbacks and async streams, each told of every state in order.
@@ -7,7 +8,7 @@ final class StateObservers: Sendable {
     var callbacks: [Int: @Sendable (PlayerState) -> Void] = [:]
     var streams: [Int: AsyncStream<PlayerState>.Continuation] = [:]
   }
-  private let entries = Mutex(Entries())
+  private let entries = Lock(Entries())
 
   /// Adds a callback and returns its identifier for ``remove(_:)``.
   func add(_ body: @escaping @Sendable (PlayerState) -> Void) -> Int {
@@ -62,10 +63,10 @@ final class StateObservers: Sendable {
 
 /// Keeps a callback subscription alive; ``cancel()`` ends it.
 public final class StateObservation: Sendable {
-  private let cancelAction: Mutex<(@Sendable () -> Void)?>
+  private let cancelAction: Lock<(@Sendable () -> Void)?>
 
   init(_ cancel: @escaping @Sendable () -> Void) {
-    cancelAction = Mutex(cancel)
+    cancelAction = Lock(cancel)
   }
 
   /// Stops the callbacks. Safe to call more than once and from inside the callback.

@@ -1,4 +1,5 @@
 import CSndfile
+import Futures
 import Synchronization
 
 #if canImport(Glibc)
@@ -19,7 +20,7 @@ public final class SndfileDecoder: AudioDecoder {
     var frame: Int64 = 0
   }
 
-  private let handle: Mutex<Handle>
+  private let handle: Lock<Handle>
 
   /// Opens `path` for decoding.
   ///
@@ -60,7 +61,7 @@ public final class SndfileDecoder: AudioDecoder {
       path: path, format: Self.formatName(sfinfo.format), sampleRate: Int(sfinfo.samplerate),
       channels: Int(sfinfo.channels), frames: max(0, Int64(sfinfo.frames)),
       title: tag(Int32(SF_STR_TITLE)), artist: tag(Int32(SF_STR_ARTIST)), album: tag(Int32(SF_STR_ALBUM)))
-    handle = Mutex(Handle(bits: UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(file)))))
+    handle = Lock(Handle(bits: UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(file)))))
   }
 
   deinit {

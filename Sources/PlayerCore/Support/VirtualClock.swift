@@ -1,3 +1,4 @@
+import Futures
 import Synchronization
 
 /// A clock whose time moves only when told to: the simulated output and `splay run --output simulated` use it,
@@ -39,7 +40,7 @@ public final class VirtualClock: Clock, Sendable {
     var entries: [UInt64: Entry] = [:]
   }
 
-  private let state = Mutex(State())
+  private let state = Lock(State())
 
   /// Creates a clock at offset zero.
   public init() {}

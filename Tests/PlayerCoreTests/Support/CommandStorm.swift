@@ -48,7 +48,7 @@ struct CommandStorm {
   /// Runs the storm against `controller` and waits (at most `settleTimeout` seconds after it) for every
   /// future it made.
   func run(on controller: PlayerController, settleTimeout: Double = 15) -> Result {
-    let totals = Mutex(Result())
+    let totals = Lock(Result())
     let group = DispatchGroup()
     let end = Date().addingTimeInterval(seconds)
     for thread in 0..<threads {

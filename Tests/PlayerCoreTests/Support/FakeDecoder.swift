@@ -1,3 +1,4 @@
+import Futures
 import PlayerCore
 import Synchronization
 
@@ -5,7 +6,7 @@ import Synchronization
 /// tell from any sample which frame it came from. Paths that start with `missing` fail to open.
 final class FakeDecoder: AudioDecoder {
   let info: TrackInfo
-  private let cursor = Mutex<Int64>(0)
+  private let cursor = Lock<Int64>(0)
 
   init(path: String, seconds: Double = 3, sampleRate: Int = 44_100, channels: Int = 2) {
     info = TrackInfo(

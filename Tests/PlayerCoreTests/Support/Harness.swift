@@ -51,9 +51,9 @@ extension Outcome {
   }
 }
 
-/// A value behind a lock, shareable between closures (a `Mutex` itself cannot be captured: it is not copyable).
+/// A value behind a lock, shareable between closures (a `Lock` itself cannot be captured: it is not copyable).
 final class Locked<Value: Sendable>: Sendable {
-  private let mutex: Mutex<Value>
-  init(_ value: Value) { mutex = Mutex(value) }
+  private let mutex: Lock<Value>
+  init(_ value: Value) { mutex = Lock(value) }
   func withLock<R>(_ body: (inout Value) -> R) -> R { mutex.withLock { body(&$0) } }
 }

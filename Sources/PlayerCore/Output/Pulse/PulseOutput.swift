@@ -57,7 +57,7 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
   private let mainloop: OpaquePointer
   private let settleQueue = DispatchQueue(label: "splay.pulse.settle")
   private let decodeQueue = DispatchQueue(label: "splay.pulse.decode", qos: .userInitiated)
-  private let handler = Mutex<(@Sendable (OutputEvent) -> Void)?>(nil)
+  private let handler = Lock<(@Sendable (OutputEvent) -> Void)?>(nil)
   private let fillScheduled = Atomic<Bool>(false)
 
   // Guarded by the mainloop lock.

@@ -1,3 +1,4 @@
+import Futures
 import Synchronization
 
 /// Decoded audio waiting for the server: a fixed ring of interleaved float samples, filled by the decoding
@@ -27,7 +28,7 @@ final class SampleRing: Sendable {
     deinit { buffer.deallocate() }
   }
 
-  private let storage: Mutex<Storage>
+  private let storage: Lock<Storage>
   /// Samples per frame.
   let channels: Int
   /// Capacity in samples.
@@ -38,7 +39,7 @@ final class SampleRing: Sendable {
     self.capacity = frames * channels
     let buffer = UnsafeMutableBufferPointer<Float>.allocate(capacity: frames * channels)
     buffer.initialize(repeating: 0)
-    storage = Mutex(Storage(address: UInt(bitPattern: buffer.baseAddress!)))
+    storage = Lock(Storage(address: UInt(bitPattern: buffer.baseAddress!)))
   }
 
   /// Empties the ring at once and refuses audio until ``reset(toFrame:)``: called when a seek or stop begins,

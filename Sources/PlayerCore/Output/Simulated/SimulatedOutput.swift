@@ -81,7 +81,7 @@ public final class SimulatedOutput: AudioOutput {
 
   /// The clock that drives playback and delayed acknowledgements.
   public let clock: VirtualClock
-  private let state = Mutex(State())
+  private let state = Lock(State())
 
   /// Creates an output on `clock`; every acknowledgement is immediate until told otherwise.
   public init(clock: VirtualClock = VirtualClock()) {
