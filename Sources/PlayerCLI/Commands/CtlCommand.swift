@@ -44,10 +44,14 @@ struct CtlCommand: AsyncParsableCommand {
     let request: [String: Any] = ["id": 1, "command": requestName, "args": sent]
     var line = try JSONSerialization.data(withJSONObject: request, options: [.withoutEscapingSlashes])
     line.append(UInt8(ascii: "\n"))
-    try writeAll(fd, line)
+    // A server that refuses this client (another user, too many clients) answers and closes at once, maybe
+    // before the request is written: the write then fails, but the answer is there to read.
+    let writeFailure = writeAll(fd, line)
     let reader = LineReader(fd: fd)
     guard let reply = reader.next() else {
-      throw CLIError(message: "\(path): the server closed the connection without a reply", status: .failed)
+      let reason =
+        writeFailure.map { "cannot send the request (\($0))" } ?? "the server closed the connection without a reply"
+      throw CLIError(message: "\(path): \(reason)", status: .failed)
     }
     guard let object = try? JSONSerialization.jsonObject(with: reply) as? [String: Any] else {
       throw CLIError(message: "\(path): unreadable reply", status: .failed)
@@ -71,16 +75,17 @@ struct CtlCommand: AsyncParsableCommand {
     Console.out(Self.compact(object["state"] ?? [:]))
   }
 
-  private func writeAll(_ fd: Int32, _ data: Data) throws {
-    try data.withUnsafeBytes { raw in
+  /// Writes all of `data`; returns why it could not, or nil. MSG_NOSIGNAL: a server that closed the connection
+  /// must not kill ctl with SIGPIPE before it reads the server's explanation.
+  private func writeAll(_ fd: Int32, _ data: Data) -> String? {
+    data.withUnsafeBytes { raw in
       var offset = 0
       while offset < raw.count {
-        let n = write(fd, raw.baseAddress! + offset, raw.count - offset)
-        guard n > 0 else {
-          throw CLIError(message: "write failed: \(String(cString: strerror(errno)))", status: .failed)
-        }
+        let n = send(fd, raw.baseAddress! + offset, raw.count - offset, Int32(MSG_NOSIGNAL))
+        guard n > 0 else { return String(cString: strerror(errno)) }
         offset += n
       }
+      return nil
     }
   }
 
