@@ -74,23 +74,15 @@ final class ControlClient {
 /// A `splay serve --output simulated` on a private socket, stopped at the end of the test.
 final class Server {
   let path: String
-  let process = Process()
+  let process: ChildProcess
 
   init(extra: [String] = []) throws {
     path =
       FileManager.default.temporaryDirectory.path + "/splay-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).sock"
-    process.executableURL = URL(fileURLWithPath: Splay.binary)
-    process.arguments = ["serve", "--output", "simulated", "--socket", path] + extra
-    process.standardError = FileHandle.nullDevice
-    process.standardOutput = FileHandle.nullDevice
-    try process.run()
+    process = try ChildProcess([Splay.binary, "serve", "--output", "simulated", "--socket", path] + extra)
     // The socket file appears at bind, a moment before the server listens: wait until a connection succeeds.
     for _ in 0..<500 where (try? ControlClient(path: path)) == nil { usleep(10_000) }
   }
 
-  deinit {
-    if process.isRunning { process.terminate() }
-    while process.isRunning { usleep(1000) }
-    unlink(path)
-  }
+  deinit { unlink(path) }
 }
