@@ -27,7 +27,7 @@ final class ChildProcess {
     _ = Self.addClosefrom(&actions, 3)
     let argv = arguments.map { strdup($0) } + [nil]
     let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-    defer { (argv + envp).forEach { free($0) } }
+    defer { for pointer in argv + envp { free(pointer) } }
     var pid: pid_t = 0
     let result = posix_spawn(&pid, arguments[0], &actions, nil, argv, envp)
     guard result == 0 else { throw POSIXError(POSIXErrorCode(rawValue: result) ?? .EINVAL) }
