@@ -71,10 +71,10 @@ final class ControlClient {
   }
 }
 
-/// A `splay serve` (by default `--output simulated`) on a private socket, stopped at the end of the test.
+/// A `splay serve` (by default `--output simulated`) on a private socket, ended with the test.
 final class Server {
   let path: String
-  let process = Process()
+  let process: ChildProcess
   /// Where the server's stderr goes, when the test reads it.
   let log: String?
 
@@ -83,23 +83,13 @@ final class Server {
       FileManager.default.temporaryDirectory.path + "/splay-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
     path = base + ".sock"
     log = keepingLog ? base + ".log" : nil
-    process.executableURL = URL(fileURLWithPath: Splay.binary)
-    process.arguments = ["serve", "--output", output, "--socket", path] + extra
-    if let log {
-      _ = FileManager.default.createFile(atPath: log, contents: nil)
-      process.standardError = FileHandle(forWritingAtPath: log)
-    } else {
-      process.standardError = FileHandle.nullDevice
-    }
-    process.standardOutput = FileHandle.nullDevice
-    try process.run()
+    process = try ChildProcess(
+      [Splay.binary, "serve", "--output", output, "--socket", path] + extra, stderr: log ?? "/dev/null")
     // The socket file appears at bind, a moment before the server listens: wait until a connection succeeds.
     for _ in 0..<500 where (try? ControlClient(path: path)) == nil { usleep(10_000) }
   }
 
   deinit {
-    if process.isRunning { process.terminate() }
-    while process.isRunning { usleep(1000) }
     unlink(path)
     if let log { unlink(log) }
   }

@@ -113,15 +113,10 @@ import Testing
 
 /// A long-running splay (or launcher) process, terminated at the end of the test.
 final class Daemon {
-  let process = Process()
+  let process: ChildProcess
 
   init(_ arguments: [String], environment extra: [String: String] = [:]) throws {
-    process.executableURL = URL(fileURLWithPath: arguments[0])
-    process.arguments = Array(arguments.dropFirst())
-    process.environment = ProcessInfo.processInfo.environment.merging(extra) { $1 }
-    process.standardOutput = FileHandle.nullDevice
-    process.standardError = FileHandle.nullDevice
-    try process.run()
+    process = try ChildProcess(arguments, environment: ProcessInfo.processInfo.environment.merging(extra) { $1 })
   }
 
   /// True once a connection to `path` succeeds (within 5 s).
@@ -131,10 +126,5 @@ final class Daemon {
       usleep(10_000)
     }
     return false
-  }
-
-  deinit {
-    if process.isRunning { process.terminate() }
-    while process.isRunning { usleep(1000) }
   }
 }

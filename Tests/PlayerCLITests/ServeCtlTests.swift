@@ -126,15 +126,9 @@ import Testing
     }
     close(fd)
     #expect(FileManager.default.fileExists(atPath: path))
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: Splay.binary)
-    process.arguments = ["serve", "--output", "simulated", "--socket", path]
-    process.standardError = FileHandle.nullDevice
-    try process.run()
-    defer {
-      process.terminate()
-      while process.isRunning { usleep(1000) }
-    }
+    // Ended when the test ends (ChildProcess's deinit); it inherits no descriptor of the test process.
+    let server = try ChildProcess([Splay.binary, "serve", "--output", "simulated", "--socket", path])
+    defer { withExtendedLifetime(server) {} }
     var answered = false
     for _ in 0..<300 where !answered {
       if let client = try? ControlClient(path: path) {

@@ -39,38 +39,28 @@ enum Splay {
   }
 
   /// Runs `splay ARGUMENTS` with an optional extra environment and stdin, and a hard timeout. `launcher` runs
-  /// splay through another program (`setpriv --reuid=…` to run it as another user).
+  /// splay through another program (`setpriv --reuid=…` to run it as another user). The child's streams are
+  /// files, not pipes (see ``ChildProcess``).
   static func run(
     _ arguments: [String], environment extra: [String: String] = [:], stdin: String? = nil, timeout: Double = 30,
     launcher: [String] = []
   )
     throws -> Result
   {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: launcher.first ?? binary)
-    process.arguments = launcher.isEmpty ? arguments : Array(launcher.dropFirst()) + [binary] + arguments
-    process.currentDirectoryURL = URL(fileURLWithPath: root)
-    process.environment = ProcessInfo.processInfo.environment.merging(extra) { $1 }
-    let out = Pipe()
-    let err = Pipe()
-    let input = Pipe()
-    process.standardOutput = out
-    process.standardError = err
-    process.standardInput = stdin == nil ? FileHandle.nullDevice : input
+    let scratch = try ScratchDirectory("splay-run")
+    let input = scratch.path + "/stdin"
+    try Data((stdin ?? "").utf8).write(to: URL(fileURLWithPath: input))
     let started = MonitorRecorder.now()
-    try process.run()
-    if let stdin {
-      input.fileHandleForWriting.write(Data(stdin.utf8))
-      try input.fileHandleForWriting.close()
+    let child = try ChildProcess(
+      (launcher.isEmpty ? [binary] : launcher + [binary]) + arguments,
+      environment: ProcessInfo.processInfo.environment.merging(extra) { $1 },
+      stdin: stdin == nil ? "/dev/null" : input, stdout: scratch.path + "/stdout", stderr: scratch.path + "/stderr")
+    if child.wait(timeout: timeout) == nil { child.terminate() }
+    let status = child.wait(timeout: 5) ?? -1
+    let seconds = Double(MonitorRecorder.now() - started) / 1e9
+    func text(_ name: String) -> String {
+      String(decoding: FileManager.default.contents(atPath: scratch.path + "/" + name) ?? Data(), as: UTF8.self)
     }
-    let killer = DispatchWorkItem { if process.isRunning { process.terminate() } }
-    DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: killer)
-    let stdout = out.fileHandleForReading.readDataToEndOfFile()
-    let stderr = err.fileHandleForReading.readDataToEndOfFile()
-    while process.isRunning { usleep(1000) }
-    killer.cancel()
-    return Result(
-      status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
-      stderr: String(decoding: stderr, as: UTF8.self), seconds: Double(MonitorRecorder.now() - started) / 1e9)
+    return Result(status: status, stdout: text("stdout"), stderr: text("stderr"), seconds: seconds)
   }
 }

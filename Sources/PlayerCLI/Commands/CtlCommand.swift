@@ -35,9 +35,6 @@ struct CtlCommand: AsyncParsableCommand {
         throw CLIError(message: "ctl \(command): \(error.message)", status: .usage)
       }
     }
-    // A server that refuses this client closes the connection, maybe before the request is written: that must
-    // be an error to report (with the server's reason, read below), not a SIGPIPE that kills ctl silently.
-    signal(SIGPIPE, SIG_IGN)
     let fd = try SocketPath.connect(path)
     defer { close(fd) }
     // The server opens files relative to its own folder: send the paths as this shell sees them.
@@ -47,11 +44,14 @@ struct CtlCommand: AsyncParsableCommand {
     let request: [String: Any] = ["id": 1, "command": requestName, "args": sent]
     var line = try JSONSerialization.data(withJSONObject: request, options: [.withoutEscapingSlashes])
     line.append(UInt8(ascii: "\n"))
-    // When the server has closed the connection already, its reply (a refusal) may still be there to read.
-    _ = try writeAll(fd, line)
+    // A server that refuses this client (another user, too many clients) answers and closes at once, maybe
+    // before the request is written: the write then fails, but the answer is there to read.
+    let writeFailure = writeAll(fd, line)
     let reader = LineReader(fd: fd)
     guard let reply = reader.next() else {
-      throw CLIError(message: "\(path): the server closed the connection without a reply", status: .failed)
+      let reason =
+        writeFailure.map { "cannot send the request (\($0))" } ?? "the server closed the connection without a reply"
+      throw CLIError(message: "\(path): \(reason)", status: .failed)
     }
     guard let object = try? JSONSerialization.jsonObject(with: reply) as? [String: Any] else {
       throw CLIError(message: "\(path): unreadable reply", status: .failed)
@@ -75,20 +75,17 @@ struct CtlCommand: AsyncParsableCommand {
     Console.out(Self.compact(object["state"] ?? [:]))
   }
 
-  /// Writes all of `data`; returns false when the server closed the connection first (EPIPE, ECONNRESET).
-  private func writeAll(_ fd: Int32, _ data: Data) throws -> Bool {
-    try data.withUnsafeBytes { raw in
+  /// Writes all of `data`; returns why it could not, or nil. MSG_NOSIGNAL: a server that closed the connection
+  /// must not kill ctl with SIGPIPE before it reads the server's explanation.
+  private func writeAll(_ fd: Int32, _ data: Data) -> String? {
+    data.withUnsafeBytes { raw in
       var offset = 0
       while offset < raw.count {
-        let n = write(fd, raw.baseAddress! + offset, raw.count - offset)
-        if n < 0, errno == EINTR { continue }
-        if n < 0, errno == EPIPE || errno == ECONNRESET { return false }
-        guard n > 0 else {
-          throw CLIError(message: "write failed: \(String(cString: strerror(errno)))", status: .failed)
-        }
+        let n = send(fd, raw.baseAddress! + offset, raw.count - offset, Int32(MSG_NOSIGNAL))
+        guard n > 0 else { return String(cString: strerror(errno)) }
         offset += n
       }
-      return true
+      return nil
     }
   }
 
