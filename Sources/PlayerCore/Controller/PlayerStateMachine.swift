@@ -252,7 +252,9 @@ public struct PlayerStateMachine: Sendable {
     var next = state
     next.status = .ended
     next.position.rate = 0
-    if let finished {
+    // The most recent confirmation wins, as when the last track ends: a seek confirmed after the track had
+    // finished (it raced with the end) moved the position, and the end does not move it back.
+    if let finished, finished.time >= state.position.confirmedAt {
       next.position = ConfirmedPosition(seconds: finished.position, confirmedAt: finished.time, rate: 0)
     }
     return publish(next)
