@@ -66,15 +66,15 @@ SILENCE = 1e-3  # a frame whose channels are both at most this is silent
 MPV = ["mpv", "--no-config", "--no-video", "--ao=pulse", "--no-terminal"]
 COMMANDS = ["pause", "play", "seek", "volume"]
 
-# Sample counts per mode.
-FULL = {"first_audio": 15, "rounds": 200, "honesty": 20, "cpu_files": ("sweep-30s.flac", "sweep-30s.mp3")}
-QUICK = {"first_audio": 4, "rounds": 25, "honesty": 5, "cpu_files": ("ladder-44k-stereo.flac", "ladder-44k-stereo.mp3")}
+# Sample counts per mode; quick mode plays 1 s cuts of the sweeps for CPU and RSS (see quick_cuts).
+FULL = {"first_audio": 15, "rounds": 200, "honesty": 20, "cut": None}
+QUICK = {"first_audio": 3, "rounds": 20, "honesty": 3, "cut": 1}
 GAP = 0.02  # seconds between acknowledged commands in the latency loops
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--quick", action="store_true", help="fewer samples and 3 s files for CPU and RSS")
+    parser.add_argument("--quick", action="store_true", help="fewer samples and 1 s files for CPU and RSS")
     parser.add_argument("--update-readme", metavar="FILE", help="rewrite the audio-bench section of FILE")
     parser.add_argument("--swift", default=os.environ.get("SWIFT", "swift"), help="the swift driver to use")
     parser.add_argument("--jobs", default="1", help="build jobs (the machine has 2 cores and is shared)")
@@ -91,12 +91,16 @@ def main():
 
     plan = QUICK if options.quick else FULL
     started = time.monotonic()
-    results = {
-        "first_audio": measure_first_audio(plan["first_audio"]),
-        "cost": measure_cost(plan["cpu_files"]),
-        "latency": measure_latency(plan["rounds"]),
-        "honesty": measure_honesty(plan["honesty"]),
-    }
+    with tempfile.TemporaryDirectory(prefix="splay-bench-") as directory:
+        files = [MEDIA / "sweep-30s.flac", MEDIA / "sweep-30s.mp3"]
+        if plan["cut"]:
+            files = quick_cuts(files, plan["cut"], Path(directory))
+        results = {
+            "first_audio": measure_first_audio(plan["first_audio"]),
+            "cost": measure_cost(files),
+            "latency": measure_latency(plan["rounds"]),
+            "honesty": measure_honesty(plan["honesty"]),
+        }
     elapsed = time.monotonic() - started
 
     table = render(results, plan, options)
@@ -147,6 +151,7 @@ class Monitor:
                 self.chunks.append((len(self.data) // 8, arrival))
 
     def stop(self):
+        """Ends parec and the reader; what was recorded stays readable."""
         self.process.terminate()
         self.process.wait()
         self.reader.join()
@@ -214,10 +219,10 @@ def stop_process(process):
 
 
 def players(file):
-    """The contenders that play `file` from the command line: splay, then its peers for the format."""
-    path = str(MEDIA / file)
+    """The contenders that play `file` (a Path) from the command line: splay, then its peers for the format."""
+    path = str(file)
     contenders = {"splay": [str(SPLAY), "play", "--json", path]}
-    if file.endswith(".flac"):
+    if file.suffix == ".flac":
         contenders["paplay"] = ["paplay", path]
     else:
         contenders["mpg123"] = ["mpg123", "-q", "-o", "pulse", path]
@@ -232,7 +237,7 @@ def measure_first_audio(rounds):
     figures = {}
     try:
         for file in ("sweep-30s.flac", "sweep-30s.mp3"):
-            contenders = players(file)
+            contenders = players(MEDIA / file)
             figures[file] = {name: [] for name in contenders}
             for _ in range(rounds):
                 for name, command in contenders.items():
@@ -260,14 +265,26 @@ def first_audio(monitor, command):
 # MARK: - 2. CPU time and peak RSS
 
 
+def quick_cuts(files, seconds, directory):
+    """The first `seconds` of each file, cut by sox into `directory` (an MP3 is re-encoded by sox's LAME)."""
+    cuts = []
+    for file in files:
+        cut = directory / f"{file.stem.replace('30s', f'{seconds}s')}{file.suffix}"
+        run(["sox", str(file), str(cut), "trim", "0", str(seconds)])
+        cuts.append(cut)
+    return cuts
+
+
 def measure_cost(files):
-    """Plays each file to the end with each player, one at a time; returns {file: {name: (cpu s, MB, wall s)}}."""
+    """Plays each file to the end with each player, one at a time.
+
+    Returns {file name: {player: (cpu seconds, peak RSS MB, wall seconds)}}."""
     figures = {}
     for file in files:
-        figures[file] = {}
+        figures[file.name] = {}
         for name, command in players(file).items():
-            step(f"playing {file} to the end with {name}")
-            figures[file][name] = play_to_end(command)
+            step(f"playing {file.name} to the end with {name}")
+            figures[file.name][name] = play_to_end(command)
     return figures
 
 
@@ -597,7 +614,7 @@ def percentile(values, fraction):
 
 def ms(value, digits=1):
     """A duration in ms for the table."""
-    return "—" if value is None else f"{value:.{digits}f} ms"
+    return "—" if value is None else f"{round(value, digits) + 0.0:.{digits}f} ms"  # + 0.0: no "-0.0"
 
 
 def verdict(met, why):
@@ -624,10 +641,10 @@ def first_audio_rows(figures):
     return rows
 
 
-def cost_rows(figures, files):
+def cost_rows(figures):
     """CPU time and peak RSS to play each file to the end, splay beside its peers."""
     rows = []
-    for file in files:
+    for file in figures:
         label = f"`{file}`"
         results = figures[file]
         splay_cpu, splay_rss, _ = results["splay"]
@@ -697,7 +714,7 @@ def honesty_rows(honesty):
 
 def render(results, plan, options):
     """The Markdown section: a heading naming the run, the table and how each row was measured."""
-    rows = (first_audio_rows(results["first_audio"]) + cost_rows(results["cost"], plan["cpu_files"])
+    rows = (first_audio_rows(results["first_audio"]) + cost_rows(results["cost"])
             + latency_rows(results["latency"], results["honesty"]) + honesty_rows(results["honesty"]))
     header = ["Measurement", "splay", "Peers (same run)", "Target", "Met?"]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
@@ -711,7 +728,10 @@ def render(results, plan, options):
     heading = (f"Audio path, measured {when} on {machine}, load average {os.getloadavg()[0]:.1f}; {mode}, against "
                "the private null-sink server of scripts/pulse-sandbox.")
     notes = NOTES.format(first=plan["first_audio"], rounds=plan["rounds"], trials=plan["honesty"],
-                         gap=int(GAP * 1000), files=" and ".join(f"`{f}`" for f in plan["cpu_files"]))
+                         gap=int(GAP * 1000), files=" and ".join(f"`{name}`" for name in results["cost"]))
+    if plan["cut"]:
+        notes += (f"\nQuick run: CPU and RSS come from {plan['cut']} s cuts of the sweeps (sox; the MP3 re-encoded), "
+                  "so process start-up weighs far more than in a full run.\n")
     if unreadable:
         notes += "\nTrials whose recording could not be read (left out): " + ", ".join(
             f"{name} {count}" for name, count in unreadable.items()) + ".\n"
@@ -738,7 +758,9 @@ Every figure comes from this run. Peers: `paplay` (FLAC), `mpg123 -o pulse` (MP3
   Socket: `splay serve --socket PATH`, request line written to reply line read, by this script. API:
   Benchmarks/Sources/ControlProbe, a `PlayerController` on `PulseOutput` in-process, call to the future's
   settlement. mpv: `--input-ipc-server`, `set_property pause`, `seek POS absolute+exact`,
-  `set_property volume`, request to the reply with the same `request_id`; its seek reply means "queued".
+  `set_property volume`, request to the reply with the same `request_id`. mpv's seek reply means "queued",
+  and its `volume` is its own software gain: the server is not asked (nor would `ao-volume` wait for it:
+  mpv's ao_pulse does not wait for volume operations), while splay's volume reply is the server's.
 - Honesty: {trials} trials per player of play 0.4 s, pause, wait 0.3 s, resume, wait 0.4 s, seek, wait 0.5 s,
   recorded. Content is placed in the file by cross-correlating 2,048 recorded frames with the decoded FLAC
   (a sweep: every instant has its own frequency), then followed sample by sample (within 0.01 after fitting
