@@ -37,7 +37,6 @@ import platform
 import random
 import signal
 import socket
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -58,6 +57,7 @@ MEDIA = ROOT / "fixtures" / "media"
 SPLAY = ROOT / ".build" / "release" / "splay"
 PROBE = PACKAGE / ".build" / "release" / "ControlProbe"
 REPORT = PACKAGE / ".build" / "audio-bench.md"
+RAW = PACKAGE / ".build" / "audio-bench.json"  # every sample of the last run, for a closer look
 START_MARKER = "<!-- audio-bench:start -->"
 END_MARKER = "<!-- audio-bench:end -->"
 
@@ -73,6 +73,7 @@ GAP = 0.02  # seconds between acknowledged commands in the latency loops
 
 
 def main():
+    """Builds what is missing, measures the four parts in turn, prints the table and updates the README."""
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="fewer samples and 1 s files for CPU and RSS")
     parser.add_argument("--update-readme", metavar="FILE", help="rewrite the audio-bench section of FILE")
@@ -105,9 +106,11 @@ def main():
 
     table = render(results, plan, options)
     REPORT.write_text(table)
+    RAW.write_text(json.dumps(results, indent=1))
     print()
     print(table)
-    step(f"measured in {elapsed:.0f} s after the build; table also in {REPORT.relative_to(ROOT)}")
+    step(f"measured in {elapsed:.0f} s after the build; table also in {REPORT.relative_to(ROOT)}, samples in "
+         f"{RAW.relative_to(ROOT)}")
     if options.update_readme:
         update_section(Path(options.update_readme), table, START_MARKER, END_MARKER, "audio-bench")
 
@@ -348,7 +351,8 @@ def command_loop(client, positions):
     """Runs the rounds through a client; returns {command: [ms from request to reply]}."""
     times = {name: [] for name in COMMANDS}
     for index, position in enumerate(positions):
-        for name, argument in (("pause", None), ("play", None), ("seek", position), ("volume", 40 + 20 * (index % 2))):
+        volume = 40 + 20 * (index % 2)
+        for name, argument in (("pause", None), ("play", None), ("seek", position), ("volume", volume)):
             sent, replied = client.send(name, argument)
             times[name].append((replied - sent) / 1e6)
             time.sleep(GAP)
@@ -371,13 +375,17 @@ class LineClient:
     def __init__(self, path, process):
         self.process = process
         deadline = time.monotonic() + 10
-        while not path.exists():
+        while True:
+            self.socket = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            try:
+                self.socket.connect(str(path))
+                break
+            except (FileNotFoundError, ConnectionRefusedError):
+                self.socket.close()
             if time.monotonic() > deadline or process.poll() is not None:
                 stop_process(process)
-                sys.exit(f"{process.args[0]} did not open {path}")
+                sys.exit(f"{process.args[0]} did not listen on {path}")
             time.sleep(0.01)
-        self.socket = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self.socket.connect(str(path))
         self.reader = self.socket.makefile("rb")
         self.next_id = 1
 
@@ -750,9 +758,10 @@ Every figure comes from this run. Peers: `paplay` (FLAC), `mpg123 -o pulse` (MP3
 - First audio: {first} spawns per player and format, round-robin, each after 200 ms of silence; from the clock
   read just before `Popen` (fork and exec included) to the first non-silent frame; the player is then ended.
   splay runs `splay play --json FILE`; the files are the 30 s sweeps.
-- CPU and peak RSS: one play of {files} to the end per player, one at a time. CPU is user + system
-  time from `os.wait4`'s rusage; peak RSS is the player's `VmHWM` (/proc/PID/status), read every 10 ms while it
-  plays (`ru_maxrss` is useless here: a child spawned from Python starts with Python's own high-water mark).
+- CPU and peak RSS: each player plays each file to the end once, one at a time ({files}). CPU is
+  user + system time from `os.wait4`'s rusage; peak RSS is the player's `VmHWM` (/proc/PID/status), read every
+  10 ms while it plays (`ru_maxrss` is useless here: a child spawned from Python starts with Python's own
+  high-water mark).
 - Acknowledgement: {rounds} rounds of pause, resume, seek (to the same pseudo-random list of positions in
   the 30 s FLAC) and volume (40 and 60 alternately), one command at a time, {gap} ms after each reply.
   Socket: `splay serve --socket PATH`, request line written to reply line read, by this script. API:
