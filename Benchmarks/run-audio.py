@@ -733,8 +733,8 @@ def render(results, plan, options):
     swift = subprocess.run([options.swift, "--version"], capture_output=True, text=True).stdout.splitlines()
     machine = f"{os.cpu_count()} cores, {platform.machine()}, {swift[0] if swift else 'swift'}"
     mode = "quick run (`make bench-quick`)" if options.quick else "full run (`make bench`)"
-    heading = (f"Audio path, measured {when} on {machine}, load average {os.getloadavg()[0]:.1f}; {mode}, against "
-               "the private null-sink server of scripts/pulse-sandbox.")
+    heading = (f"Audio path, measured {when} on {machine}, load average {os.getloadavg()[0]:.1f}{cpu_pressure()}; "
+               f"{mode}, against the private null-sink server of scripts/pulse-sandbox.")
     notes = NOTES.format(first=plan["first_audio"], rounds=plan["rounds"], trials=plan["honesty"],
                          gap=int(GAP * 1000), files=" and ".join(f"`{name}`" for name in results["cost"]))
     if plan["cut"]:
@@ -744,6 +744,16 @@ def render(results, plan, options):
         notes += "\nTrials whose recording could not be read (left out): " + ", ".join(
             f"{name} {count}" for name, count in unreadable.items()) + ".\n"
     return "\n".join([heading, "", *lines, "", notes])
+
+
+def cpu_pressure():
+    """", CPU pressure N %": the share of the last 5 minutes in which some task waited for a CPU (Linux PSI), the
+    best single figure for how much the machine's other work could disturb the latencies; "" if unknown."""
+    try:
+        fields = Path("/proc/pressure/cpu").read_text().split("\n")[0].split()
+        return f", CPU pressure {float(dict(f.split('=') for f in fields[1:])['avg300']):.0f} %"
+    except (OSError, KeyError, ValueError, IndexError):
+        return ""
 
 
 NOTES = """\
