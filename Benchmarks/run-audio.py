@@ -747,11 +747,12 @@ def render(results, plan, options):
 
 
 def cpu_pressure():
-    """", CPU pressure N %": the share of the last 5 minutes in which some task waited for a CPU (Linux PSI), the
+    """", CPU pressure N % (PSI, 5 min)": the share of the last 5 minutes in which some task waited for a CPU (Linux PSI), the
     best single figure for how much the machine's other work could disturb the latencies; "" if unknown."""
     try:
         fields = Path("/proc/pressure/cpu").read_text().split("\n")[0].split()
-        return f", CPU pressure {float(dict(f.split('=') for f in fields[1:])['avg300']):.0f} %"
+        share = float(dict(field.split("=") for field in fields[1:])["avg300"])
+        return f", CPU pressure {share:.0f} % (PSI, 5 min)"
     except (OSError, KeyError, ValueError, IndexError):
         return ""
 
