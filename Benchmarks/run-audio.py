@@ -68,7 +68,7 @@ COMMANDS = ["pause", "play", "seek", "volume"]
 
 # Sample counts per mode; quick mode plays 1 s cuts of the sweeps for CPU and RSS (see quick_cuts).
 FULL = {"first_audio": 15, "rounds": 200, "honesty": 20, "cut": None}
-QUICK = {"first_audio": 3, "rounds": 20, "honesty": 3, "cut": 1}
+QUICK = {"first_audio": 3, "rounds": 15, "honesty": 3, "cut": 1}
 GAP = 0.02  # seconds between acknowledged commands in the latency loops
 
 
@@ -195,7 +195,7 @@ class Monitor:
             start = end
             time.sleep(0.002)
 
-    def wait_for_silence(self, seconds=0.2, timeout=5):
+    def wait_for_silence(self, seconds=0.1, timeout=5):
         """Waits until the last `seconds` of the recording are silent."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
@@ -770,7 +770,7 @@ Every figure comes from this run. Peers: `paplay` (FLAC), `mpg123 -o pulse` (MP3
   5 ms), so audio is never timed before it reached the recorder. A silent frame has both channels at most
   0.001. The recorder is flowing before any player starts. The sink's block rendering and the monitor's
   delivery are part of every figure, the same for every player.
-- First audio: {first} spawns per player and format, round-robin, each after 200 ms of silence; from the clock
+- First audio: {first} spawns per player and format, round-robin, each after 100 ms of silence; from the clock
   read just before `Popen` (fork and exec included) to the first non-silent frame; the player is then ended.
   splay runs `splay play --json FILE`; the files are the 30 s sweeps.
 - CPU and peak RSS: each player plays each file to the end once, one at a time ({files}). CPU is
