@@ -500,7 +500,10 @@ def honesty_trial(client, position):
 # The content analysis: a recorded frame is matched to the reference by cross-correlation (the sweep's every
 # instant has its own frequency), then followed sample by sample until it stops matching.
 WINDOW = 2048  # frames correlated to place a piece of recording in the file
-TOLERANCE = 0.01  # a recorded sample matches when within this of the reference (scaled by the fitted gain)
+# A recorded sample matches when within this of the reference scaled by the fitted gain. The FLAC reaches the
+# sink bit for bit (16-bit samples as float, unity gain), so matching content is within 1e-6; at 0.01, old content
+# near a crest could pass for new content over several frames and move a boundary into the previous chunk.
+TOLERANCE = 0.001
 
 
 class Reference:
@@ -546,11 +549,11 @@ def content_span(monitor, reference, probe, reach=RATE):
     inside = (frames + offset >= 0) & (frames + offset < len(content))
     expected = numpy.where(inside, content[numpy.clip(frames + offset, 0, len(content) - 1)] * gain, numpy.inf)
     miss = numpy.abs(recorded - expected) > TOLERANCE
-    # A break is four mismatches in a row; isolated ones are zero crossings of other content.
-    broken = miss[3:] & miss[2:-1] & miss[1:-2] & miss[:-3]  # broken[i]: frames i .. i+3 of `recorded` miss
-    before = numpy.flatnonzero(broken[: probe - low])
-    after = numpy.flatnonzero(broken[probe - low + WINDOW:])
-    first = low + (int(before[-1]) + 4 if before.size else 0)
+    # Any mismatch ends a span: matching content is exact, while other content can equal it at a single frame
+    # (a crossing), so a rule that tolerated one stray frame would let such a coincidence extend the span.
+    before = numpy.flatnonzero(miss[: probe - low])
+    after = numpy.flatnonzero(miss[probe - low + WINDOW:])
+    first = low + (int(before[-1]) + 1 if before.size else 0)
     last = probe + WINDOW - 1 + int(after[0]) if after.size else low + len(recorded) - 1
     return first, last, first + offset
 
@@ -787,7 +790,7 @@ Every figure comes from this run. Peers: `paplay` (FLAC), `mpg123 -o pulse` (MP3
   mpv's ao_pulse does not wait for volume operations), while splay's volume reply is the server's.
 - Honesty: {trials} trials per player of play 0.4 s, pause, wait 0.3 s, resume, wait 0.4 s, seek, wait 0.5 s,
   recorded. Content is placed in the file by cross-correlating 2,048 recorded frames with the decoded FLAC
-  (a sweep: every instant has its own frequency), then followed sample by sample (within 0.01 after fitting
+  (a sweep: every instant has its own frequency), then followed sample by sample (within 0.001 after fitting
   the gain) to where it stops matching. Seek error: the file position of the first frame of the new content
   minus the requested position. Lost or repeated: the file position of the first frame after the resume minus
   the one after the last frame before the pause.
