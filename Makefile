@@ -48,18 +48,22 @@ format:
 
 # The benchmarks of issue 8, beside their peers in one run: their own package in Benchmarks/, built in release
 # with one job (two cores, shared). run-futures.py builds every benchmark target and measures the Futures;
-# run-player.py then measures PlayerCore's command cost and decoding speed beside flac and sox. bench-quick
-# samples less and finishes in under two minutes once built; bench samples longer and rewrites README.md's
-# futures-bench and player-bench sections when it has the markers.
+# run-player.py then measures PlayerCore's command cost and decoding speed beside flac and sox; run-audio.py
+# builds splay in release and measures the whole player on the audio path beside paplay, mpv and mpg123,
+# against a private null-sink PulseAudio server that with-pulse-sandbox starts and stops around it (never the
+# user's own server). bench-quick samples less and finishes in under two minutes once built; bench samples
+# longer and rewrites README.md's futures-bench, player-bench and audio-bench sections when it has the markers.
 .PHONY: bench bench-quick
 
 bench:
 	python3 Benchmarks/run-futures.py --swift '$(SWIFT)' --update-readme README.md
 	python3 Benchmarks/run-player.py --swift '$(SWIFT)' --skip-build --update-readme README.md
+	scripts/with-pulse-sandbox python3 Benchmarks/run-audio.py --swift '$(SWIFT)' --update-readme README.md
 
 bench-quick:
 	python3 Benchmarks/run-futures.py --swift '$(SWIFT)' --quick
 	python3 Benchmarks/run-player.py --swift '$(SWIFT)' --skip-build --quick
+	scripts/with-pulse-sandbox python3 Benchmarks/run-audio.py --swift '$(SWIFT)' --quick
 
 clean:
 	-scripts/pulse-sandbox stop

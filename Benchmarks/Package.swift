@@ -1,8 +1,9 @@
 // swift-tools-version: 6.1
-// The benchmarks of issue 8 (Futures, and PlayerCore's command cost and decoding speed), in their own package
-// so that the main build and `make test` never fetch or compile the benchmark framework and the peers. Run
-// them with `make bench` or `make bench-quick` from the repository root (Benchmarks/run-futures.py and
-// Benchmarks/run-player.py drive them).
+// The benchmarks of issue 8 (Futures; PlayerCore's command cost and decoding speed; the controller's
+// acknowledgement latency on the real output), in their own package so that the main build and `make test`
+// never fetch or compile the benchmark framework and the peers. Run them with `make bench` or
+// `make bench-quick` from the repository root (Benchmarks/run-futures.py, run-player.py and run-audio.py
+// drive them).
 import PackageDescription
 
 let package = Package(
@@ -58,6 +59,16 @@ let package = Package(
     .executableTarget(
       name: "DecodeProbe",
       dependencies: ["PlayerWorkloads"],
+      swiftSettings: [.swiftLanguageMode(.v6)]
+    ),
+    // Times pause, play, seek and volume through the controller API on the real PulseAudio output, for
+    // Benchmarks/run-audio.py (the socket and mpv figures come from the script itself).
+    .executableTarget(
+      name: "ControlProbe",
+      dependencies: [
+        .product(name: "Futures", package: "splay"),
+        .product(name: "PlayerCore", package: "splay"),
+      ],
       swiftSettings: [.swiftLanguageMode(.v6)]
     ),
     .executableTarget(
