@@ -4,7 +4,7 @@ SWIFT ?= swift
 SWIFT_FORMAT := $(SWIFT) format
 LINT_PATHS := Sources Tests Fuzz $(wildcard Benchmarks/Sources Benchmarks/Benchmarks)
 
-.PHONY: all deps build release demo test tsan fuzz lint format clean
+.PHONY: all deps build release demo test tsan asan fuzz lint format clean
 
 all: build
 
@@ -39,6 +39,14 @@ tsan: deps
 FUZZ_SECONDS ?= 60
 fuzz:
 	FUZZ_SECONDS=$(FUZZ_SECONDS) Fuzz/run-fuzzers
+
+# Every suite under AddressSanitizer and LeakSanitizer (the splay processes the CLI tests start included), against
+# the private server; scripts/lsan.supp names the leaks that belong to libraries, not to splay.
+ASAN_ENV := SPLAY_SANITIZER=address ASAN_OPTIONS=quarantine_size_mb=64 \
+	LSAN_OPTIONS=suppressions=$(CURDIR)/scripts/lsan.supp:print_suppressions=0
+asan: deps
+	@scripts/install-deps tmux
+	@$(ASAN_ENV) scripts/with-pulse-sandbox $(SWIFT) test --sanitize=address --scratch-path .build-asan
 
 lint:
 	$(SWIFT_FORMAT) lint --strict --recursive --configuration .swift-format $(LINT_PATHS)

@@ -175,20 +175,29 @@ import Testing
     // client never stalled and the server grew by about 170 MB per 300,000 requests.
     #expect(stalled, "the server kept reading from a client that reads nothing (\(sent) bytes taken)")
 
+    // Under a sanitizer (`make asan` sets SPLAY_SANITIZER) the server's memory also holds the sanitizer's
+    // quarantine and shadow, and everything runs slower: the memory bound and the reply time below are the
+    // product's, as `make test` measures them.
+    let sanitizer = ProcessInfo.processInfo.environment["SPLAY_SANITIZER"]
     var positions: [Double] = []
     for i in 0..<3 {
       let asked = Date()
       other.request(["id": 10 + i, "command": "status"])
       let reply = try #require(other.next())
       #expect(
-        Date().timeIntervalSince(asked) < 3, "another client is answered (blocked, it would wait 10 s for nothing)")
+        Date().timeIntervalSince(asked) < (sanitizer == nil ? 3 : 8),
+        "another client is answered (blocked, it would wait 10 s for nothing)")
       let state = try #require(reply["state"] as? [String: Any])
       #expect(state["status"] as? String == "playing")
       positions.append((state["position"] as? [String: Any])?["seconds"] as? Double ?? -1)
       usleep(300_000)
     }
     #expect(positions == positions.sorted() && positions.first! < positions.last!, "the player keeps playing")
-    #expect(Self.residentMegabytes(server.process.processIdentifier) < 150)
+    if let sanitizer {
+      print("resident memory of the server not checked under the \(sanitizer) sanitizer (its quarantine counts)")
+    } else {
+      #expect(Self.residentMegabytes(server.process.processIdentifier) < 150)
+    }
   }
 
   @Test func clientsThatDisconnectMidReplyDoNotDisturbTheServer() throws {

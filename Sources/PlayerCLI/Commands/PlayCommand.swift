@@ -65,6 +65,9 @@ struct PlayCommand: AsyncParsableCommand {
     }
     let controller = session.controller
     let (finished, finish) = Future<PlayerState, Never>.pending()
+    // When a command fails and `play` ends early, nobody waits for the end any more: settle it on the way out
+    // rather than leave it to the unresolved-future diagnostic.
+    defer { finish.settle(with: .cancelled) }
     let interactive = !json && Console.stdoutIsTerminal && session.simulated == nil
     let view: any PlaybackView =
       interactive ? TerminalView(controller: controller, onQuit: { finish.resolve(controller.state) }) : JSONLinesView()

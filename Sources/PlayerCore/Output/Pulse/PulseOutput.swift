@@ -64,6 +64,8 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
   private var context: OpaquePointer?
   private var contextReady = false
   private var connectWaiters: [(Result<Void, PlayerError>) -> Void] = []
+  /// The mainloop timer (`pa_time_event`) that gives up on a connection attempt the server does not answer.
+  private var connectTimer: OpaquePointer?
   private var stream: OpaquePointer?
   private var streamReady: ((Result<Void, PlayerError>) -> Void)?
   private var decoder: (any AudioDecoder)?
@@ -293,24 +295,36 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
         return
       }
       // A deadline behind the wait: libpulse's own connect timeout is far longer than a player should hang.
-      let timeout = configuration.connectTimeout
-      let attempt = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(ctx)))
-      DispatchQueue.global().asyncAfter(deadline: .now() + timeout) { [weak self] in
-        self?.locked {
-          guard let self, !self.contextReady, let current = self.context,
-            UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(current))) == attempt
-          else { return }
-          self.failConnect(detail: "no answer within \(formatSeconds(timeout)) s")
-        }
-      }
+      // A timer of the mainloop itself, freed as soon as the attempt ends either way, so that nothing of the
+      // attempt outlives it.
+      let deadline = pa_rtclock_now() + pa_usec_t(configuration.connectTimeout * 1e6)
+      connectTimer = pa_context_rttime_new(
+        ctx, deadline,
+        { _, _, _, userdata in
+          Unmanaged<PulseOutput>.fromOpaque(userdata!).takeUnretainedValue().connectTimedOut()
+        }, Unmanaged.passUnretained(self).toOpaque())
     }
     return future
+  }
+
+  /// The connection attempt got no answer in time (mainloop thread).
+  private func connectTimedOut() {
+    cancelConnectTimerLocked()
+    guard !contextReady, context != nil else { return }
+    failConnect(detail: "no answer within \(formatSeconds(configuration.connectTimeout)) s")
+  }
+
+  private func cancelConnectTimerLocked() {
+    guard let timer = connectTimer else { return }
+    connectTimer = nil
+    pa_threaded_mainloop_get_api(mainloop).pointee.time_free(timer)
   }
 
   private func contextStateChanged() {
     guard let context else { return }
     switch pa_context_get_state(context) {
     case PA_CONTEXT_READY:
+      cancelConnectTimerLocked()
       contextReady = true
       subscribeToVolumeChanges(context)
       let waiters = connectWaiters
@@ -382,6 +396,7 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
 
   /// Forgets the context and fails every operation libpulse will now never call back.
   private func teardownContext(error: PlayerError) {
+    cancelConnectTimerLocked()
     let operations = pending.values
     pending.removeAll()
     for operation in operations {
