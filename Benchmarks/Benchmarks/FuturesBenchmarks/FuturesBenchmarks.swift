@@ -24,8 +24,8 @@ private func register<Contender: FutureContender>(_: Contender.Type, as name: St
     metrics: [.wallClock],
     timeUnits: .nanoseconds,
     warmupIterations: 3,
-    maxDuration: quick ? .milliseconds(400) : .seconds(3),
-    maxIterations: quick ? 40 : 2_000
+    maxDuration: quick ? .milliseconds(250) : .seconds(3),
+    maxIterations: quick ? 25 : 2_000
   )
 
   let w1 = WorkloadSize.createObserveResolve
@@ -62,7 +62,7 @@ private func register<Contender: FutureContender>(_: Contender.Type, as name: St
     var raced = timed
     raced.warmupIterations = 1
     raced.maxDuration = quick ? .seconds(2) : .seconds(15)
-    raced.maxIterations = quick ? 3 : 15
+    raced.maxIterations = quick ? 2 : 15
     Benchmark("W4/\(name)/\(w4)", configuration: raced) { benchmark in
       let delivered = DeliveryCounter()
       guard let round = Contender().prepareRace(count: w4, delivered: delivered) else { return }
@@ -81,7 +81,7 @@ private func register<Contender: FutureContender>(_: Contender.Type, as name: St
     timeUnits: .nanoseconds,
     units: [.mallocBytesCount: .count, .mallocCountTotal: .count],
     warmupIterations: 1,
-    maxDuration: quick ? .seconds(1) : .seconds(5),
+    maxDuration: quick ? .milliseconds(500) : .seconds(5),
     maxIterations: quick ? 3 : 20
   )
   Benchmark("Memory/\(name)/\(pendingCount)", configuration: memory) { benchmark in

@@ -68,7 +68,11 @@ struct PulseStreamCycleTests {
       #expect(failures.isEmpty, "\(failures.prefix(3))")
       #expect(decoders.count >= 1_050)
       #expect(decoders.alive <= 1, "only the open track's decoder is alive, not \(decoders.alive)")
-      #expect(grown < 8 << 20, "resident memory grew by \(grown / 1024) KiB over 1,000 streams")
+      if let sanitizer = ProcessInfo.processInfo.environment["SPLAY_SANITIZER"] {
+        print("resident memory not bounded under the \(sanitizer) sanitizer (its quarantine keeps freed rings)")
+      } else {
+        #expect(grown < 8 << 20, "resident memory grew by \(grown / 1024) KiB over 1,000 streams")
+      }
       let open = try sinkInputs()
       #expect(open == 1, "one stream left on the server, the last one")
       _ = await controller.shutdown().settled
