@@ -11,7 +11,10 @@ struct TerminalViewTests {
     try await ExclusiveSink.run {
       let session = "splay-test-\(getpid())"
       let command =
-        "\(Splay.binary) play \(Splay.fixture("media/sweep-30s.flac")); stty -a > /tmp/\(session).stty; sleep 30"
+        "\(Splay.binary) play \(Splay.fixture("media/sweep-30s.flac")); "
+        // Written aside and renamed, so that the test never reads a file the shell has created but stty has
+        // not written yet.
+        + "stty -a > /tmp/\(session).partial && mv /tmp/\(session).partial /tmp/\(session).stty; sleep 30"
       try Tmux.run([
         "new-session", "-d", "-s", session, "-x", "100", "-y", "20", "-e",
         "PULSE_SERVER=\(PulseEnvironment.server ?? "")", command,

@@ -185,8 +185,9 @@ public struct PlayerStateMachine: Sendable {
       next.status = .ended
       // The most recent confirmation wins: a seek confirmed after the stream had finished (it raced with the
       // end) moved the position, and the end event does not move it back.
+      // At the same instant, the end came first: a seek applied first would have kept the track from ending.
       let latest =
-        state.position.confirmedAt > confirmation.time
+        state.position.confirmedAt >= confirmation.time
         ? state.position.seconds : confirmation.position
       next.position = ConfirmedPosition(
         seconds: latest, confirmedAt: max(confirmation.time, state.position.confirmedAt), rate: 0)
@@ -254,7 +255,7 @@ public struct PlayerStateMachine: Sendable {
     next.position.rate = 0
     // The most recent confirmation wins, as when the last track ends: a seek confirmed after the track had
     // finished (it raced with the end) moved the position, and the end does not move it back.
-    if let finished, finished.time >= state.position.confirmedAt {
+    if let finished, finished.time > state.position.confirmedAt {
       next.position = ConfirmedPosition(seconds: finished.position, confirmedAt: finished.time, rate: 0)
     }
     return publish(next)
