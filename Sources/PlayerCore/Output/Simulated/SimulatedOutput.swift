@@ -261,13 +261,7 @@ public final class SimulatedOutput: AudioOutput {
       guard !s.lost, operation == .status || s.oneShots.isEmpty, s.policies[operation.slot] == .immediate else {
         return nil
       }
-      do {
-        return .success(try effect(&s, clock.now))
-      } catch let error as PlayerError {
-        return .failure(error)
-      } catch {
-        return .failure(.outputFailed(operation: operation.rawValue, detail: "\(error)"))
-      }
+      return apply(effect, of: operation, to: &s)
     }
     switch immediate {
     case .success(let value): return .resolved(value)
@@ -293,13 +287,7 @@ public final class SimulatedOutput: AudioOutput {
         // A dropped answer keeps its entry, so that a later loss of the server still fails the future.
         guard s.generation == generation, s.pending[pendingID] != nil else { return nil }
         if reply { s.pending[pendingID] = nil }
-        do {
-          return .success(try effect(&s, clock.now))
-        } catch let error as PlayerError {
-          return .failure(error)
-        } catch {
-          return .failure(.outputFailed(operation: operation.rawValue, detail: "\(error)"))
-        }
+        return apply(effect, of: operation, to: &s)
       }
       guard reply, let result else { return }
       switch result {
@@ -321,6 +309,19 @@ public final class SimulatedOutput: AudioOutput {
       answer(false)
     }
     return future
+  }
+
+  /// Carries out `effect` at the simulated server now (lock held), with its error as the answer's.
+  private func apply<T>(
+    _ effect: (inout State, VirtualClock.Instant) throws -> T, of operation: Operation, to s: inout State
+  ) -> Result<T, PlayerError> {
+    do {
+      return .success(try effect(&s, clock.now))
+    } catch let error as PlayerError {
+      return .failure(error)
+    } catch {
+      return .failure(.outputFailed(operation: operation.rawValue, detail: "\(error)"))
+    }
   }
 
   private func requireStream(_ s: State) throws {
