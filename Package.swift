@@ -27,6 +27,9 @@ let package = Package(
       pkgConfig: "sndfile",
       providers: [.apt(["libsndfile1-dev"])]
     ),
+    // Gives the splay executable an `mpg123_new` that quiets libmpg123 under libsndfile (see its source). The
+    // linker exports it by itself: libsndfile, on the link line, refers to that name.
+    .target(name: "CMpg123Quiet"),
     .target(
       name: "PlayerCore",
       dependencies: [
@@ -41,6 +44,7 @@ let package = Package(
       dependencies: [
         "PlayerCore",
         "Futures",
+        "CMpg123Quiet",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
         .product(name: "NIOCore", package: "swift-nio"),

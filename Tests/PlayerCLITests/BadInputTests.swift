@@ -228,7 +228,8 @@ import Testing
     return paths
   }
 
-  /// Exactly one stderr line is about `path`, it starts with `splay: PATH:`, and it says `cause`.
+  /// Exactly one stderr line is about `path`, it starts with `splay: PATH:`, and it says `cause`; every stderr
+  /// line is splay's own (libmpg123 wrote a warning of its own about truncated.mp3 before it was quieted).
   static func expectOneLine(
     about path: String, cause: String, in result: Splay.Result, sourceLocation: SourceLocation = #_sourceLocation
   ) {
@@ -236,5 +237,7 @@ import Testing
     #expect(lines.count == 1, "\(result.stderr)", sourceLocation: sourceLocation)
     #expect(lines.first?.hasPrefix("splay: \(path): ") == true, "\(result.stderr)", sourceLocation: sourceLocation)
     #expect(lines.first?.contains(cause) == true, "\(result.stderr)", sourceLocation: sourceLocation)
+    let foreign = result.stderr.split(separator: "\n").filter { !$0.hasPrefix("splay: ") }
+    #expect(foreign.isEmpty, "lines that are not splay's: \(foreign)", sourceLocation: sourceLocation)
   }
 }
