@@ -69,8 +69,8 @@ public enum CommandWorkload {
   }
 
   /// The floor: `count` round trips from the awaiting task to a serial dispatch queue and back, the least a
-  /// command that runs on the controller's queue can cost a caller who awaits it. The controller itself makes
-  /// two such hops per command (one to start the command, one for the output's answer).
+  /// command that runs on the controller's queue can cost a caller who awaits it. A command whose output
+  /// answers in the call (the simulated output here) makes exactly one such hop.
   ///
   /// - Returns: the same checksum as the command loops, computed on the queue.
   public static func dispatchRoundTrips(on queue: DispatchQueue, count: Int) async -> Int {

@@ -266,11 +266,12 @@ public struct PlayerStateMachine: Sendable {
       seconds: confirmation.position, confirmedAt: confirmation.time, rate: confirmation.running ? 1 : 0)
   }
 
-  private mutating func publish(_ next: PlayerState) -> PlayerState? {
+  /// Consumes `next`, so that setting its revision writes the storage the caller's changes already own
+  /// instead of copying it once more.
+  private mutating func publish(_ next: consuming PlayerState) -> PlayerState? {
     guard !next.sameContent(as: state) else { return nil }
-    var published = next
-    published.revision = state.revision + 1
-    state = published
-    return published
+    next.revision = state.revision + 1
+    state = next
+    return state
   }
 }

@@ -2,38 +2,76 @@
 ///
 /// `PlayerState` changes in exactly one place, ``PlayerStateMachine``, when an acknowledgement or an output
 /// event arrives; every published change carries a larger ``revision``.
-public struct PlayerState: Equatable, Hashable, Sendable {
+///
+/// A value type with copy-on-write storage: every published state is copied into the command's future, to
+/// each observer and into the controller's machine, so a copy costs one reference count rather than a copy
+/// of every field (the track, the queue, the device name); a state that is written gets its own storage first.
+public struct PlayerState: Sendable {
+  /// The stored fields, kept together so that one reference carries them all.
+  private struct Fields: Hashable, Sendable {
+    var status: PlaybackStatus
+    var track: TrackInfo?
+    var position: ConfirmedPosition
+    var volume: Int
+    var queue: [String]
+    var index: Int?
+    var revision: UInt64
+    var device: String?
+  }
+
+  private var fields: CopyOnWrite<Fields>
+
   /// What the player is doing.
-  public var status: PlaybackStatus
+  public var status: PlaybackStatus {
+    get { fields.value.status }
+    _modify { yield &fields.value.status }
+  }
   /// The current track, when one is open.
-  public var track: TrackInfo?
+  public var track: TrackInfo? {
+    get { fields.value.track }
+    _modify { yield &fields.value.track }
+  }
   /// The confirmed position in the current track.
-  public var position: ConfirmedPosition
+  public var position: ConfirmedPosition {
+    get { fields.value.position }
+    _modify { yield &fields.value.position }
+  }
   /// Output volume in percent, 0–100, as the server confirmed it.
-  public var volume: Int
+  public var volume: Int {
+    get { fields.value.volume }
+    _modify { yield &fields.value.volume }
+  }
   /// The paths queued for playback, in order.
-  public var queue: [String]
+  public var queue: [String] {
+    get { fields.value.queue }
+    _modify { yield &fields.value.queue }
+  }
   /// The zero-based index of the current track in ``queue``, when there is one.
-  public var index: Int?
+  public var index: Int? {
+    get { fields.value.index }
+    _modify { yield &fields.value.index }
+  }
   /// Increases by one with every published change.
-  public var revision: UInt64
+  public var revision: UInt64 {
+    get { fields.value.revision }
+    _modify { yield &fields.value.revision }
+  }
   /// The device the server plays the stream to (a PulseAudio sink name), as the server last reported it;
   /// nil before the first stream was opened, and on outputs that have no devices.
-  public var device: String?
+  public var device: String? {
+    get { fields.value.device }
+    _modify { yield &fields.value.device }
+  }
 
   /// Creates a state; the defaults describe a player with nothing loaded.
   public init(
     status: PlaybackStatus = .idle, track: TrackInfo? = nil, position: ConfirmedPosition = .zero,
     volume: Int = 100, queue: [String] = [], index: Int? = nil, revision: UInt64 = 0, device: String? = nil
   ) {
-    self.status = status
-    self.track = track
-    self.position = position
-    self.volume = volume
-    self.queue = queue
-    self.index = index
-    self.revision = revision
-    self.device = device
+    fields = CopyOnWrite(
+      Fields(
+        status: status, track: track, position: position, volume: volume, queue: queue, index: index,
+        revision: revision, device: device))
   }
 
   /// The state before anything was loaded.
@@ -44,12 +82,20 @@ public struct PlayerState: Equatable, Hashable, Sendable {
   ///
   /// Used to decide whether an acknowledgement changed anything worth publishing.
   public func sameContent(as other: PlayerState) -> Bool {
-    var other = other
-    other.revision = revision
-    if position.rate == 0, other.position.rate == 0 { other.position.confirmedAt = position.confirmedAt }
-    return self == other
+    if fields.isIdentical(to: other.fields) { return true }
+    let mine = fields.value
+    let theirs = other.fields.value
+    let position =
+      mine.position.rate == 0 && theirs.position.rate == 0
+      ? mine.position.seconds == theirs.position.seconds
+      : mine.position == theirs.position
+    return position && mine.status == theirs.status && mine.volume == theirs.volume && mine.index == theirs.index
+      && mine.device == theirs.device && mine.track == theirs.track && mine.queue == theirs.queue
   }
 }
+
+/// Equal when every field is, revision included.
+extension PlayerState: Hashable {}
 
 extension PlayerState: Codable {
   private enum CodingKeys: String, CodingKey {

@@ -1,35 +1,71 @@
 /// What the decoder learned about a track when it opened the file.
+///
+/// Copy-on-write, like ``PlayerState``: a track travels in every confirmation and published state, and a copy
+/// costs one reference count rather than a copy of its strings.
 public struct TrackInfo: Equatable, Hashable, Codable, Sendable {
+  private struct Fields: Hashable, Sendable {
+    var path: String
+    var format: String
+    var sampleRate: Int
+    var channels: Int
+    var frames: Int64
+    var title: String?
+    var artist: String?
+    var album: String?
+  }
+
+  private var fields: CopyOnWrite<Fields>
+
   /// The path the track was loaded from, as given.
-  public var path: String
+  public var path: String {
+    get { fields.value.path }
+    _modify { yield &fields.value.path }
+  }
   /// The container/codec name, for example `FLAC` or `OGG/Vorbis`.
-  public var format: String
+  public var format: String {
+    get { fields.value.format }
+    _modify { yield &fields.value.format }
+  }
   /// Frames per second of the decoded audio.
-  public var sampleRate: Int
+  public var sampleRate: Int {
+    get { fields.value.sampleRate }
+    _modify { yield &fields.value.sampleRate }
+  }
   /// Interleaved channels per frame.
-  public var channels: Int
+  public var channels: Int {
+    get { fields.value.channels }
+    _modify { yield &fields.value.channels }
+  }
   /// Total frames, as the decoder reports them.
-  public var frames: Int64
+  public var frames: Int64 {
+    get { fields.value.frames }
+    _modify { yield &fields.value.frames }
+  }
   /// The `TITLE` tag, when the file has one.
-  public var title: String?
+  public var title: String? {
+    get { fields.value.title }
+    _modify { yield &fields.value.title }
+  }
   /// The `ARTIST` tag, when the file has one.
-  public var artist: String?
+  public var artist: String? {
+    get { fields.value.artist }
+    _modify { yield &fields.value.artist }
+  }
   /// The `ALBUM` tag, when the file has one.
-  public var album: String?
+  public var album: String? {
+    get { fields.value.album }
+    _modify { yield &fields.value.album }
+  }
 
   /// Creates track information; normally only a decoder does this.
   public init(
     path: String, format: String, sampleRate: Int, channels: Int, frames: Int64,
     title: String? = nil, artist: String? = nil, album: String? = nil
   ) {
-    self.path = path
-    self.format = format
-    self.sampleRate = sampleRate
-    self.channels = channels
-    self.frames = frames
-    self.title = title
-    self.artist = artist
-    self.album = album
+    fields = CopyOnWrite(
+      Fields(
+        path: path, format: format, sampleRate: sampleRate, channels: channels, frames: frames, title: title,
+        artist: artist, album: album))
   }
 
   /// The length of the track in seconds.
