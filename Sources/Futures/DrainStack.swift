@@ -102,6 +102,22 @@ final class DrainStack {
     stack.finishDraining()
   }
 
+  /// Runs `body` as this thread's drainer and returns true, unless a drainer is running here already (then
+  /// it returns false without running `body`). What `body` pushes runs once it has returned.
+  ///
+  /// The fast path of a callback on a future that has already settled uses it: the callback then runs in
+  /// place, as a drainer would run it, so what it settles waits until it returns, as it must.
+  @usableFromInline
+  static func drainIfIdle(_ body: (DrainStack) -> Void) -> Bool {
+    let stack = current
+    guard !stack.isDraining else { return false }
+    stack.isDraining = true
+    body(stack)
+    stack.runEntries(pushedFrom: 0)
+    stack.finishDraining()
+    return true
+  }
+
   private func finishDraining() {
     isDraining = false
     if entries.capacity > 4096 {

@@ -10,6 +10,7 @@ extension Future {
   /// ```
   @inlinable
   public func map<NewValue>(_ transform: @escaping @Sendable (Value) -> NewValue) -> Future<NewValue, Failure> {
+    if let mapped = mapSettled(transform) { return mapped }
     let derived = Future<NewValue, Failure>(upstream: self)
     register(
       .always { outcome in
@@ -22,6 +23,26 @@ extension Future {
       addingDemand: true
     )
     return derived
+  }
+
+  /// `map` on a future that has already settled, when no callback is running on this thread: the transform
+  /// runs now, as this future's callback, and the new future is created settled, with no callback, drain or
+  /// pending future in between (a settled future has nothing to cancel upstream). Nil otherwise, and then
+  /// nothing was done: inside a callback the transform must wait until that callback returns.
+  @inlinable
+  func mapSettled<NewValue>(_ transform: (Value) -> NewValue) -> Future<NewValue, Failure>? {
+    var mapped: Future<NewValue, Failure>?
+    let drained = DrainStack.drainIfIdle { stack in
+      guard let outcome = withState({ $0.claimSettled() }) else { return }
+      switch outcome {
+      case .success(let value): mapped = Future<NewValue, Failure>(outcome: .success(transform(value)))
+      case .failure(let error): mapped = Future<NewValue, Failure>(outcome: .failure(error))
+      case .cancelled: mapped = Future<NewValue, Failure>(outcome: .cancelled)
+      }
+      // Callbacks registered by other threads while the transform ran wait for this thread to run them.
+      if withState({ $0.finishIfDone() }) { stack.push(self, Future.drainNext) }
+    }
+    return drained ? mapped : nil
   }
 
   /// Returns a future of the value transformed by `transform`, which may fail the new future by throwing.

@@ -90,6 +90,16 @@ enum FutureState<Value: Sendable, Failure: Error> {
     }
   }
 
+  /// Claims a settled future for a callback that the caller runs itself, right away: the state reads
+  /// `settling` until ``finishIfDone()``, so callbacks that other threads register meanwhile wait behind it,
+  /// as they would behind any running callback. Nil unless settled with no callback running.
+  @inlinable
+  mutating func claimSettled() -> Outcome<Value, Failure>? {
+    guard case .settled(let outcome) = self else { return nil }
+    self = .settling(outcome, Callbacks())
+    return outcome
+  }
+
   /// Takes the next callback to run, or finishes settling when there is none.
   ///
   /// `isLast` says the list is empty after this one; the drainer then calls ``finishIfDone()`` once the

@@ -87,6 +87,58 @@ struct SemanticsTests {
     #expect(kinds.all == ["catch", "always", "onCancel", "always"])
   }
 
+  @Test("2b. map on a settled future runs its transform in place, as that future's callback")
+  func mapOnASettledFutureRunsAsACallback() {
+    let order = Recorder<String>()
+    let settled = Future<Int, TestError>.resolved(1)
+
+    // Outside any callback: the transform has run and the new future has settled before `map` returns.
+    let doubled = settled.map { value -> Int in
+      order.record("transform")
+      return value * 2
+    }
+    #expect(order.all == ["transform"])
+    #expect(doubled.outcome == .success(2))
+
+    // What the transform settles runs once the transform has returned, as after any callback.
+    let (other, otherResolver) = Future<Int, TestError>.pending()
+    other.then { _ in order.record("settled by the transform") }
+    _ = settled.map { value -> Int in
+      otherResolver.resolve(value)
+      order.record("transform returns")
+      return value
+    }
+    #expect(order.all.suffix(2) == ["transform returns", "settled by the transform"])
+
+    // A callback another thread registers on the same future while the transform runs waits behind it.
+    _ = settled.map { value -> Int in
+      let group = DispatchGroup()
+      DispatchQueue.global().async(group: group) {
+        settled.then { _ in order.record("registered by another thread") }
+      }
+      group.wait()
+      order.record("second transform returns")
+      return value
+    }
+    #expect(order.all.suffix(2) == ["second transform returns", "registered by another thread"])
+
+    // From inside another callback: right after that callback returns.
+    let (outer, outerResolver) = Future<Int, TestError>.pending()
+    outer.then { _ in
+      _ = settled.map { value -> Int in
+        order.record("nested transform")
+        return value
+      }
+      order.record("outer callback returns")
+    }
+    outerResolver.resolve(0)
+    #expect(order.all.suffix(2) == ["outer callback returns", "nested transform"])
+
+    // Failure and cancellation pass through without running the transform.
+    #expect(Future<Int, TestError>.rejected(.boom).map { $0 + 1 }.outcome == .failure(.boom))
+    #expect(Future<Int, TestError>.cancelled().map { $0 + 1 }.outcome == .cancelled)
+  }
+
   @Test("3. no user code runs under the lock: callbacks may register, settle and cancel freely")
   func callbacksMayReenter() async {
     let (future, resolver) = Future<Int, TestError>.pending()
