@@ -253,7 +253,7 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
           return false
         }
         feedingUpcoming = true
-        scheduleFill()
+        scheduleFill(evenAboveTheMark: true)
       }
       return true
     }
@@ -642,9 +642,10 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
     Unmanaged.passUnretained(operation).release()
   }
 
-  /// Decodes more audio on the decoding queue, unless a fill is already on its way.
-  private func scheduleFill() {
-    guard let ring, let decoder = feedingUpcoming ? upcoming : decoder,
+  /// Decodes more audio on the decoding queue once the ring is down to its low-water mark (or at once with
+  /// `evenAboveTheMark`), unless a fill is already on its way.
+  private func scheduleFill(evenAboveTheMark: Bool = false) {
+    guard let ring, let decoder = feedingUpcoming ? upcoming : decoder, evenAboveTheMark || ring.wantsRefill,
       !fillScheduled.exchange(true, ordering: .acquiringAndReleasing)
     else { return }
     decodeQueue.async { [self] in
@@ -663,17 +664,19 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
     }
   }
 
-  /// Decodes until the ring is full or the track ends, then hands the audio to the server. Runs on
-  /// `decodeQueue`, never on the mainloop thread.
+  /// Decodes until the ring is full or the track ends, handing the audio to the server after the first two
+  /// chunks and at the end. Runs on `decodeQueue`, never on the mainloop thread.
   private func fill(ring: SampleRing, decoder: any AudioDecoder) {
-    // A bounded amount per call, then hand it over: the first audio after a seek must not wait for the whole
-    // ring to be decoded. Pumping schedules the next fill while there is room.
+    // The first audio after a seek or start must not wait for the whole ring to be decoded: it is handed
+    // over after two chunks, and the rest follows in the same call rather than in one wake-up per chunk.
     let chunk = 4096
+    let handOverAfter = 2
     let scratch = UnsafeMutableBufferPointer<Float>.allocate(capacity: chunk * ring.channels)
     defer { scratch.deallocate() }
     var wrote = false
+    var chunks = 0
     var source = decoder
-    for _ in 0..<2 {
+    while true {
       let (generation, free, ended) = ring.fillState
       guard !ended, free > 0 else { break }
       let want = min(free, chunk)
@@ -698,7 +701,12 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
       let slice = UnsafeBufferPointer(rebasing: scratch[0..<(frames * ring.channels)])
       guard ring.push(slice, generation: generation, endOfTrack: frames == 0) else { break }
       wrote = true
+      chunks += 1
       if frames == 0 { break }
+      if chunks == handOverAfter {
+        locked { if ring === self.ring { pumpLocked() } }
+        wrote = false
+      }
     }
     if wrote { locked { if ring === self.ring { pumpLocked() } } }
   }

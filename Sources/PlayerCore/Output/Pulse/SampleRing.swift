@@ -92,6 +92,11 @@ final class SampleRing: Sendable {
   /// Frames ready to be written.
   var availableFrames: Int { storage.withLock { $0.count / channels } }
 
+  /// True when the ring is at most half full and more of the track is to come: the low-water mark at which
+  /// decoding resumes. Refilling only from there, up to full, lets the decoder wake about once a second of
+  /// audio instead of after every write the server asks for.
+  var wantsRefill: Bool { storage.withLock { !$0.suspended && !$0.endOfTrack && $0.count * 2 <= capacity } }
+
   /// The track frame of the next sample to hand over: once drained, the frame where the audio ended.
   var frame: Int64 { storage.withLock { $0.frame } }
 
