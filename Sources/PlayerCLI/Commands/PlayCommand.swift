@@ -46,6 +46,11 @@ struct PlayCommand: AsyncParsableCommand {
 
   func run() async throws {
     let skipped = Mutex(false)
+    // Made first, so that connecting to the audio server overlaps with probing the files.
+    let session = outputOptions.makeSession { error in
+      Console.error(error.message)
+      skipped.withLock { $0 = true }
+    }
     var playable: [String] = []
     for path in files {
       do {
@@ -59,10 +64,6 @@ struct PlayCommand: AsyncParsableCommand {
     guard !playable.isEmpty else { throw CLIError(message: "nothing to play", status: .fileError) }
     if shuffle { playable.shuffle() }
 
-    let session = outputOptions.makeSession { error in
-      Console.error(error.message)
-      skipped.withLock { $0 = true }
-    }
     let controller = session.controller
     let (finished, finish) = Future<PlayerState, Never>.pending()
     // When a command fails and `play` ends early, nobody waits for the end any more: settle it on the way out
@@ -84,10 +85,13 @@ struct PlayCommand: AsyncParsableCommand {
     view.begin()
     defer { view.end() }
 
-    try await step(controller.load(playable), session)
-    if let volume { try await step(controller.setVolume(volume), session) }
-    if let start, start > 0 { try await step(controller.seek(to: start), session) }
-    try await step(controller.play(), session)
+    // Sent together: the controller runs them in order, each once the one before was confirmed, and the first
+    // sound does not wait for this task to wake up between them. The first failure is the one reported.
+    var steps = [controller.load(playable)]
+    if let volume { steps.append(controller.setVolume(volume)) }
+    if let start, start > 0 { steps.append(controller.seek(to: start)) }
+    steps.append(controller.play())
+    for future in steps { try await step(future, session) }
 
     if session.simulated != nil {
       // Virtual time: run the clock until the queue ends (a year of virtual time is the bound).

@@ -43,6 +43,7 @@ struct OutputOptions: ParsableArguments {
     switch output {
     case .pulse:
       let output = PulseOutput(configuration: PulseOutput.Configuration(server: server, sink: sink))
+      output.connectEarly()
       let controller = PlayerController(
         output: output, configuration: ControllerConfiguration(deadline: deadline, onTrackSkipped: onSkipped))
       return PlayerSession(controller: controller, timeline: RealTimeline(), simulated: nil)

@@ -126,6 +126,13 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
     }
   }
 
+  /// Starts connecting to the server now instead of at the first `open`, so that the handshake overlaps with
+  /// what the caller does meanwhile (parsing arguments, probing files): the first sound comes sooner. A
+  /// failure is not reported here; the first `open` reports it (and tries again).
+  public func connectEarly() {
+    _ = connect()
+  }
+
   /// `pulse:` and the server address tried.
   public var destination: String { "pulse:" + serverName }
 
