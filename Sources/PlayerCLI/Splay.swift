@@ -1,5 +1,7 @@
 import ArgumentParser
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 
 /// `splay`: a terminal music player whose every command is confirmed by the audio server.
 struct Splay: AsyncParsableCommand {
@@ -53,7 +55,7 @@ enum Main {
       } else if let exit = error as? ExitCode {
         status = ExitStatus(rawValue: exit.rawValue) ?? .failed
       } else {
-        FileHandle.standardErrorWrite(Splay.fullMessage(for: error))
+        Console.errorText(Splay.fullMessage(for: error))
         status = .usage
       }
     }

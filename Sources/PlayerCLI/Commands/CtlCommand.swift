@@ -1,5 +1,7 @@
 import ArgumentParser
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 import PlayerCore
 
 /// `splay ctl COMMAND [ARGS...]`: one request to a running `splay serve`.
@@ -41,8 +43,7 @@ struct CtlCommand: AsyncParsableCommand {
     let isPathCommand = ["load", "enqueue", "add"].contains(name)
     let cwd = FileManager.default.currentDirectoryPath
     let sent = isPathCommand ? arguments.map { $0.hasPrefix("/") ? $0 : cwd + "/" + $0 } : arguments
-    let request: [String: Any] = ["id": 1, "command": requestName, "args": sent]
-    var line = try JSONSerialization.data(withJSONObject: request, options: [.withoutEscapingSlashes])
+    var line = Data(ControlRequestLine(command: requestName, args: sent).line().utf8)
     line.append(UInt8(ascii: "\n"))
     // A server that refuses this client (another user, too many clients) answers and closes at once, maybe
     // before the request is written: the write then fails, but the answer is there to read.
@@ -53,26 +54,19 @@ struct CtlCommand: AsyncParsableCommand {
         writeFailure.map { "cannot send the request (\($0))" } ?? "the server closed the connection without a reply"
       throw CLIError(message: "\(path): \(reason)", status: .failed)
     }
-    guard let object = try? JSONSerialization.jsonObject(with: reply) as? [String: Any] else {
+    guard let answer = ControlReplyLine.decode(reply) else {
       throw CLIError(message: "\(path): unreadable reply", status: .failed)
     }
-    if object["ok"] as? Bool != true {
-      let error = object["error"] as? [String: Any]
-      let message = error?["message"] as? String ?? "failed"
-      let code = error?["code"] as? String ?? "error"
-      throw CLIError(message: "\(command): \(code): \(message)", status: .failed)
+    if answer.ok != true {
+      throw CLIError(
+        message: "\(command): \(answer.error?.code ?? "error"): \(answer.error?.message ?? "failed")", status: .failed)
     }
+    Console.out(answer.state.map(Console.json) ?? "{}")
     if follow {
-      Console.out(Self.compact(object["state"] ?? [:]))
-      while let event = reader.next(),
-        let object = try? JSONSerialization.jsonObject(with: event) as? [String: Any],
-        let state = object["state"]
-      {
-        Console.out(Self.compact(state))
+      while let event = reader.next(), let state = ControlReplyLine.decode(event)?.state {
+        Console.out(Console.json(state))
       }
-      return
     }
-    Console.out(Self.compact(object["state"] ?? [:]))
   }
 
   /// Writes all of `data`; returns why it could not, or nil. MSG_NOSIGNAL: a server that closed the connection
@@ -89,12 +83,6 @@ struct CtlCommand: AsyncParsableCommand {
     }
   }
 
-  static func compact(_ value: Any) -> String {
-    guard
-      let data = try? JSONSerialization.data(withJSONObject: value, options: [.sortedKeys, .withoutEscapingSlashes])
-    else { return "{}" }
-    return String(decoding: data, as: UTF8.self)
-  }
 }
 
 /// Reads newline-terminated lines from a descriptor.
@@ -117,5 +105,36 @@ final class LineReader {
       guard n > 0 else { return nil }
       buffer.append(contentsOf: chunk[0..<n])
     }
+  }
+}
+
+/// The request `ctl` sends: one line of JSON, as docs/protocol.md describes it.
+private struct ControlRequestLine: Encodable {
+  var id = 1
+  var command: String
+  var args: [String]
+
+  func line() -> String {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    // Strings and an integer always encode.
+    return (try? encoder.encode(self)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+  }
+}
+
+/// What `ctl` reads of a reply or event line: whether it succeeded, the state, the error.
+private struct ControlReplyLine: Decodable {
+  struct ErrorBody: Decodable {
+    var code: String?
+    var message: String?
+  }
+
+  var ok: Bool?
+  var state: PlayerState?
+  var error: ErrorBody?
+
+  /// The line decoded, or nil when it is not a reply this version understands.
+  static func decode(_ line: Data) -> ControlReplyLine? {
+    try? JSONDecoder().decode(ControlReplyLine.self, from: line)
   }
 }

@@ -54,3 +54,10 @@ func clockTime(_ seconds: Double, millis: Bool = true) -> String {
   let s = Int(rest)
   return "\(minutes):\(s < 10 ? "0" : "")\(s)"
 }
+
+/// Seconds with exactly three decimals (`12.345`), for messages.
+func clockSeconds(_ seconds: Double) -> String {
+  let millis = Int64((max(0, seconds.isFinite ? seconds : 0) * 1000).rounded())
+  let fraction = String(millis % 1000)
+  return "\(millis / 1000).\(String(repeating: "0", count: 3 - fraction.count))\(fraction)"
+}

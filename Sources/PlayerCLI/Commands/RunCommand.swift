@@ -1,5 +1,7 @@
 import ArgumentParser
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 import PlayerCore
 
 /// `splay run SCRIPT`: runs a playback script whose `expect` lines check the confirmed state.
@@ -31,17 +33,15 @@ struct RunCommand: AsyncParsableCommand {
   func run() async throws {
     let name = script
     let text: String
-    do {
-      let data =
-        script == "-"
-        ? FileHandle.standardInput.readDataToEndOfFile() : try Data(contentsOf: URL(fileURLWithPath: script))
-      text = String(decoding: data, as: UTF8.self)
+    do throws(FileContents.ReadError) {
+      let bytes = script == "-" ? try FileContents.readStandardInput() : try FileContents.read(path: script)
+      text = String(decoding: bytes, as: UTF8.self)
     } catch {
-      throw CLIError(message: "\(script): cannot read the script (\(Self.reason(error)))", status: .usage)
+      throw CLIError(message: "\(script): cannot read the script (\(error.reason))", status: .usage)
     }
     let parsed: PlaybackScript
-    do {
-      let directory = script == "-" ? "" : (script as NSString).deletingLastPathComponent
+    do throws(ScriptParser.Failure) {
+      let directory = script == "-" ? "" : Self.directory(of: script)
       parsed = try ScriptParser.parse(text, name: name).resolvingPaths(relativeTo: directory)
     } catch {
       throw CLIError(message: error.description, status: .usage)
@@ -73,12 +73,12 @@ struct RunCommand: AsyncParsableCommand {
     return text + " volume \(state.volume)%"
   }
 
-  static func reason(_ error: any Error) -> String {
-    let nsError = error as NSError
-    if let underlying = nsError.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
-      return String(cString: strerror(Int32(underlying.code)))
-    }
-    if nsError.domain == NSCocoaErrorDomain, nsError.code == NSFileReadNoSuchFileError { return "no such file" }
-    return nsError.localizedDescription
+  /// The folder part of `path` (what `NSString.deletingLastPathComponent` gives): "" for a bare name, "/"
+  /// for a file at the root.
+  static func directory(of path: String) -> String {
+    guard let slash = path.lastIndex(of: "/") else { return "" }
+    let folder = String(path[..<slash])
+    return folder.isEmpty ? "/" : folder
   }
+
 }

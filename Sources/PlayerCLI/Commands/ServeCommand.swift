@@ -1,6 +1,8 @@
 import ArgumentParser
-import Foundation
+import Dispatch
+import FoundationEssentials
 import Futures
+import Glibc
 import NIOCore
 import NIOPosix
 import PlayerCore

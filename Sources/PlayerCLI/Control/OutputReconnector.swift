@@ -1,6 +1,7 @@
 import Dispatch
-import Foundation
+import FoundationEssentials
 import Futures
+import Glibc
 import PlayerCore
 import Synchronization
 
@@ -87,7 +88,7 @@ final class OutputReconnector: Sendable {
       switch outcome {
       case .success(let recovered):
         self.state.withLock { $0.attempting = false }
-        let seconds = String(format: "%.3f", recovered.position.seconds)
+        let seconds = clockSeconds(recovered.position.seconds)
         self.report("reconnected to the audio server; paused at \(seconds) s (play resumes)")
       case .failure(.invalidState), .cancelled:
         // Nothing to recover any more: a client's command reconnected first, or the player is shutting down.

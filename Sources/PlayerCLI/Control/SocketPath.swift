@@ -1,4 +1,6 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 
 /// Where the control socket lives, and the checks made before serving on it.
 enum SocketPath {
@@ -14,8 +16,8 @@ enum SocketPath {
   /// Refuses a directory that other users can write to (they could replace the socket), unless the path was
   /// given explicitly.
   static func checkDirectory(of path: String, explicit: Bool) throws {
-    let directory =
-      (path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent
+    let folder = RunCommand.directory(of: path)
+    let directory = folder.isEmpty ? "." : folder
     var st = stat()
     guard stat(directory, &st) == 0 else {
       throw CLIError(
@@ -64,7 +66,7 @@ enum SocketPath {
     }
     let result = withUnsafePointer(to: &address) {
       $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        Foundation.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+        Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
       }
     }
     guard result == 0 else {

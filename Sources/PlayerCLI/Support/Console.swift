@@ -1,4 +1,6 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 
 /// Writes to stdout and stderr without buffering surprises: JSON lines are flushed one by one so that a
 /// reading program sees each state as it is published.
@@ -11,12 +13,32 @@ enum Console {
 
   /// Writes one line to stdout.
   static func out(_ line: String) {
-    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+    write(line + "\n", to: STDOUT_FILENO)
   }
 
   /// Writes `splay: message` to stderr.
   static func error(_ message: String) {
-    FileHandle.standardError.write(Data(("splay: " + message + "\n").utf8))
+    write("splay: " + message + "\n", to: STDERR_FILENO)
+  }
+
+  /// Writes a (possibly multi-line) message to stderr as is, ending it with a newline.
+  static func errorText(_ text: String) {
+    write(text.hasSuffix("\n") ? text : text + "\n", to: STDERR_FILENO)
+  }
+
+  /// Writes all of `text` with write(2), unbuffered: each line reaches a reading program as it is written.
+  /// A reader that went away (EPIPE) or another failure drops the rest; there is nowhere to report it.
+  private static func write(_ text: String, to fd: Int32) {
+    var text = text
+    text.withUTF8 { bytes in
+      var offset = 0
+      while offset < bytes.count {
+        let written = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+        if written < 0, errno == EINTR { continue }
+        guard written > 0 else { return }
+        offset += written
+      }
+    }
   }
 
   /// A value as one line of compact JSON.
@@ -30,11 +52,4 @@ enum Console {
 
   /// True when stdin is a terminal.
   static var stdinIsTerminal: Bool { isatty(STDIN_FILENO) == 1 }
-}
-
-extension FileHandle {
-  /// Writes a (possibly multi-line) message to stderr as is.
-  static func standardErrorWrite(_ text: String) {
-    standardError.write(Data((text.hasSuffix("\n") ? text : text + "\n").utf8))
-  }
 }

@@ -1,5 +1,7 @@
 import ArgumentParser
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 import PlayerCore
 
 /// Which audio output to use; shared by `play`, `run` and `serve`.

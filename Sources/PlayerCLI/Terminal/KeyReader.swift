@@ -1,4 +1,6 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 
 /// A key the live view understands.
 enum Key: Equatable {
@@ -18,7 +20,7 @@ final class KeyReader: Sendable {
 
   /// Starts reading until stdin ends.
   func start() {
-    let thread = Thread { [onKey] in
+    DetachedThread.start { [onKey] in
       var pending: [UInt8] = []
       var byte: UInt8 = 0
       while read(STDIN_FILENO, &byte, 1) == 1 {
@@ -29,8 +31,6 @@ final class KeyReader: Sendable {
         }
       }
     }
-    thread.name = "splay.keys"
-    thread.start()
   }
 
   /// Decodes the first key of `bytes`: nil when more bytes are needed; a nil key for bytes to drop.

@@ -1,4 +1,6 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 import Synchronization
 
 /// Puts the terminal in raw mode and guarantees it is restored: on `restore()`, on SIGINT/SIGTERM/SIGHUP, and
@@ -49,7 +51,7 @@ final class RawTerminal: Sendable {
     var offset = 0
     while offset < bytes.count {
       let n = bytes.withUnsafeMutableBytes {
-        Foundation.write(STDOUT_FILENO, $0.baseAddress! + offset, $0.count - offset)
+        Glibc.write(STDOUT_FILENO, $0.baseAddress! + offset, $0.count - offset)
       }
       if n <= 0 { break }
       offset += n

@@ -1,6 +1,7 @@
 import Dispatch
-import Foundation
+import FoundationEssentials
 import Futures
+import Glibc
 import PlayerCore
 import Synchronization
 

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The lines the server writes: replies to requests and state events (docs/protocol.md).
 public enum ControlMessage: Sendable {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// One request of the control protocol (docs/protocol.md): a JSON object on one line.
 ///
@@ -57,7 +57,7 @@ public struct ControlRequest: Equatable, Sendable {
     let id = raw.id
     let command = raw.command
     let args = raw.args
-    let name = command.trimmingCharacters(in: .whitespaces).lowercased()
+    let name = String(command.drop { $0.isBlank }.reversed().drop { $0.isBlank }.reversed()).lowercased()
     if args == nil || args?.isEmpty == true {
       switch name {
       case "status": return .success(ControlRequest(id: id, kind: .status))
@@ -162,4 +162,10 @@ private struct RawRequest: Decodable {
       throw Invalid(id: id, message: "\"args\" must be an array of strings and numbers")
     }
   }
+}
+
+extension Character {
+  /// White space that does not end a line, as Foundation's `CharacterSet.whitespaces` has it (splay links
+  /// only FoundationEssentials, which has no character sets).
+  fileprivate var isBlank: Bool { isWhitespace && !isNewline }
 }

@@ -1,0 +1,41 @@
+import Glibc
+
+/// Reads a whole file or standard input into memory, with the system's reason when it cannot (splay links
+/// FoundationEssentials only, which has no `FileHandle`).
+enum FileContents {
+  /// Why a read failed, in words: "no such file", "permission denied", "is a directory"...
+  struct ReadError: Error {
+    let reason: String
+
+    init(errno code: Int32) {
+      reason = code == ENOENT ? "no such file" : String(cString: strerror(code)).lowercased()
+    }
+  }
+
+  /// The bytes of the file at `path`.
+  static func read(path: String) throws(ReadError) -> [UInt8] {
+    let fd = open(path, O_RDONLY | O_CLOEXEC)
+    guard fd >= 0 else { throw ReadError(errno: errno) }
+    defer { close(fd) }
+    return try readAll(fd)
+  }
+
+  /// Everything standard input holds, up to its end.
+  static func readStandardInput() throws(ReadError) -> [UInt8] {
+    try readAll(STDIN_FILENO)
+  }
+
+  private static func readAll(_ fd: Int32) throws(ReadError) -> [UInt8] {
+    var bytes: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 65_536)
+    while true {
+      let count = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+      if count == 0 { return bytes }
+      if count < 0 {
+        if errno == EINTR { continue }
+        throw ReadError(errno: errno)
+      }
+      bytes.append(contentsOf: chunk[0..<count])
+    }
+  }
+}
