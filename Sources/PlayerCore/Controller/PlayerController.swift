@@ -56,6 +56,7 @@ public final class PlayerController: Sendable {
     self.decoders = decoders
     self.configuration = configuration
     self.core = Lock(Core(machine: PlayerStateMachine(state: initialState)))
+    output.deliver(on: queue)
     output.setEventHandler { [weak self] event in self?.enqueue(.event(event)) }
   }
 

@@ -11,12 +11,13 @@ import Synchronization
 /// returns resolves on the server's acknowledgement of the operation.
 ///
 /// Threads: one `pa_threaded_mainloop` runs libpulse. Its callbacks copy audio and record acknowledgements;
-/// they never decode, wait or run user code — futures are settled from `settleQueue`, so a continuation can
-/// call straight back into this output. Decoding runs on `decodeQueue`, into a ``SampleRing``.
+/// they never decode, wait or run user code — futures are settled from the consumer's queue
+/// (``deliver(on:)``, the controller's) or else from `settleQueue`, so a continuation can call straight back
+/// into this output. Decoding runs on `decodeQueue`, into a ``SampleRing``.
 ///
 /// Which acknowledgement settles which operation:
 /// - `start`: the uncork (`pa_stream_cork(s, 0)`) callback, after the ring was prefilled;
-/// - `pause`: the cork callback, then a fresh timing update that freezes the position;
+/// - `pause`: the cork callback and a fresh timing update requested with it, which freezes the position;
 /// - `seek`: cork (if running), flush, a timing update, refill, uncork (if it was running);
 /// - `stop`: cork and flush;
 /// - `setVolume`: `pa_context_set_sink_input_volume`'s callback;
@@ -56,6 +57,8 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
   private let configuration: Configuration
   private let mainloop: OpaquePointer
   private let settleQueue = DispatchQueue(label: "splay.pulse.settle")
+  /// The consumer's queue, when it gave one (``deliver(on:)``); `settleQueue` otherwise.
+  private let deliveryQueue = Lock<DispatchQueue?>(nil)
   private let decodeQueue = DispatchQueue(label: "splay.pulse.decode", qos: .userInitiated)
   private let handler = Lock<(@Sendable (OutputEvent) -> Void)?>(nil)
   private let fillScheduled = Atomic<Bool>(false)
@@ -516,9 +519,12 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
         output.settle { handler?(.underflow) }
       }, me)
 
+    // The server asks for more once a quarter of the target is free: left to itself, PulseAudio 16 asks for
+    // 20 ms at a time, which wakes this process and the server fifty times a second for nothing.
+    let target = UInt64(configuration.targetLatency * 1e6)
     var attr = pa_buffer_attr(
-      maxlength: UInt32.max, tlength: UInt32(pa_usec_to_bytes(UInt64(configuration.targetLatency * 1e6), &spec)),
-      prebuf: UInt32.max, minreq: UInt32.max, fragsize: UInt32.max)
+      maxlength: UInt32.max, tlength: UInt32(pa_usec_to_bytes(target, &spec)),
+      prebuf: UInt32.max, minreq: UInt32(pa_usec_to_bytes(target / 4, &spec)), fragsize: UInt32.max)
     var cv = pa_cvolume()
     pa_cvolume_set(&cv, UInt32(info.channels), Self.paVolume(volume))
     let flags = pa_stream_flags_t(
@@ -1017,7 +1023,14 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
 
   /// Settles futures off the mainloop thread, so continuations never run there.
   private func settle(_ body: @escaping @Sendable () -> Void) {
-    settleQueue.async(execute: body)
+    (deliveryQueue.withLock { $0 } ?? settleQueue).async(execute: body)
+  }
+
+  /// Settles futures and reports events on `queue` from now on (the controller's queue): the answer then
+  /// wakes one thread, which goes on with the controller's work, instead of a thread of `settleQueue` that
+  /// hands it over to another.
+  public func deliver(on queue: DispatchQueue) {
+    deliveryQueue.withLock { $0 = queue }
   }
 
   static func paVolume(_ percent: Int) -> pa_volume_t {
