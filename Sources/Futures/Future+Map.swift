@@ -29,11 +29,13 @@ extension Future {
   /// runs now, as this future's callback, and the new future is created settled, with no callback, drain or
   /// pending future in between (a settled future has nothing to cancel upstream). Nil otherwise, and then
   /// nothing was done: inside a callback the transform must wait until that callback returns.
+  ///
+  /// A pending future costs this one look at its state, under its lock, before the usual path.
   @inlinable
   func mapSettled<NewValue>(_ transform: (Value) -> NewValue) -> Future<NewValue, Failure>? {
+    guard let outcome = withState({ $0.claimSettled() }) else { return nil }
     var mapped: Future<NewValue, Failure>?
-    let drained = DrainStack.drainIfIdle { stack in
-      guard let outcome = withState({ $0.claimSettled() }) else { return }
+    let ran = DrainStack.drainIfIdle { stack in
       switch outcome {
       case .success(let value): mapped = Future<NewValue, Failure>(outcome: .success(transform(value)))
       case .failure(let error): mapped = Future<NewValue, Failure>(outcome: .failure(error))
@@ -42,7 +44,13 @@ extension Future {
       // Callbacks registered by other threads while the transform ran wait for this thread to run them.
       if withState({ $0.finishIfDone() }) { stack.push(self, Future.drainNext) }
     }
-    return drained ? mapped : nil
+    guard ran else {
+      // A callback is running on this thread: give the claim back (what other threads registered meanwhile
+      // then runs after that callback, like everything it makes due) and take the usual path.
+      if withState({ $0.finishIfDone() }) { DrainStack.current.push(self, Future.drainNext) }
+      return nil
+    }
+    return mapped
   }
 
   /// Returns a future of the value transformed by `transform`, which may fail the new future by throwing.
