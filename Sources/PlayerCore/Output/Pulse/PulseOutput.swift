@@ -470,6 +470,12 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
     guard pa_sample_spec_valid(&spec) != 0 else {
       return ready(.failure(.unsupportedFormat(path: info.path, detail: "PulseAudio cannot play this sample format")))
     }
+    // Decode up to two seconds ahead of the server's buffer: the decoding queue may lose the CPU for a while
+    // on a busy machine, and the write callback must still find audio to copy.
+    let ringFrames = max(Int(Double(info.sampleRate) * max(configuration.targetLatency * 2, 2)), 4096)
+    guard let ring = SampleRing(frames: ringFrames, channels: info.channels) else {
+      return ready(.failure(.outputFailed(operation: "open", detail: "no memory for the sample ring")))
+    }
     let props = pa_proplist_new()
     pa_proplist_sets(props, PA_PROP_MEDIA_ROLE, "music")
     pa_proplist_sets(props, PA_PROP_MEDIA_NAME, info.displayTitle)
@@ -486,10 +492,6 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
     readFailure = nil
     frameBytes = info.channels * MemoryLayout<Float>.size
     sampleRate = info.sampleRate
-    // Decode up to two seconds ahead of the server's buffer: the decoding queue may lose the CPU for a while
-    // on a busy machine, and the write callback must still find audio to copy.
-    let ringFrames = max(Int(Double(info.sampleRate) * max(configuration.targetLatency * 2, 2)), 4096)
-    let ring = SampleRing(frames: ringFrames, channels: info.channels)
     self.ring = ring
     running = false
     volumePercent = volume
