@@ -41,7 +41,7 @@ struct RunCommand: AsyncParsableCommand {
     }
     let parsed: PlaybackScript
     do throws(ScriptParser.Failure) {
-      let directory = script == "-" ? "" : Self.directory(of: script)
+      let directory = script == "-" ? "" : FileContents.directory(of: script)
       parsed = try ScriptParser.parse(text, name: name).resolvingPaths(relativeTo: directory)
     } catch {
       throw CLIError(message: error.description, status: .usage)
@@ -71,14 +71,6 @@ struct RunCommand: AsyncParsableCommand {
       text += " track \((state.index ?? 0) + 1)/\(state.queue.count) \"\(track.displayTitle)\""
     }
     return text + " volume \(state.volume)%"
-  }
-
-  /// The folder part of `path` (what `NSString.deletingLastPathComponent` gives): "" for a bare name, "/"
-  /// for a file at the root.
-  static func directory(of path: String) -> String {
-    guard let slash = path.lastIndex(of: "/") else { return "" }
-    let folder = String(path[..<slash])
-    return folder.isEmpty ? "/" : folder
   }
 
 }

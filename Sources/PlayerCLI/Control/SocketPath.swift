@@ -16,7 +16,7 @@ enum SocketPath {
   /// Refuses a directory that other users can write to (they could replace the socket), unless the path was
   /// given explicitly.
   static func checkDirectory(of path: String, explicit: Bool) throws {
-    let folder = RunCommand.directory(of: path)
+    let folder = FileContents.directory(of: path)
     let directory = folder.isEmpty ? "." : folder
     var st = stat()
     guard stat(directory, &st) == 0 else {

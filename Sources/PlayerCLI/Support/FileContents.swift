@@ -1,7 +1,7 @@
 import Glibc
 
-/// Reads a whole file or standard input into memory, with the system's reason when it cannot (splay links
-/// FoundationEssentials only, which has no `FileHandle`).
+/// Reads a whole file or standard input into memory, with the system's reason when it cannot, and splits
+/// folder names off paths (splay links FoundationEssentials only, which has no `FileHandle` or `NSString`).
 enum FileContents {
   /// Why a read failed, in words: "no such file", "permission denied", "is a directory"...
   struct ReadError: Error {
@@ -10,6 +10,14 @@ enum FileContents {
     init(errno code: Int32) {
       reason = code == ENOENT ? "no such file" : String(cString: strerror(code)).lowercased()
     }
+  }
+
+  /// The folder part of `path` (what `NSString.deletingLastPathComponent` gives): "" for a bare name, "/"
+  /// for a file at the root.
+  static func directory(of path: String) -> String {
+    guard let slash = path.lastIndex(of: "/") else { return "" }
+    let folder = String(path[..<slash])
+    return folder.isEmpty ? "/" : folder
   }
 
   /// The bytes of the file at `path`.

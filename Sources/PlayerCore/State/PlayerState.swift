@@ -143,3 +143,8 @@ extension PlayerState: Codable {
       device: try c.decodeIfPresent(String.self, forKey: .device))
   }
 }
+
+extension PlayerState: CustomDebugStringConvertible {
+  /// Every field, as a test failure or the debugger should show it (not the storage that holds them).
+  public var debugDescription: String { "PlayerState\(String(describing: fields.value).dropFirst("Fields".count))" }
+}

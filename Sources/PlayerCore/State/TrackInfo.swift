@@ -111,3 +111,8 @@ public struct TrackInfo: Equatable, Hashable, Codable, Sendable {
       album: try c.decodeIfPresent(String.self, forKey: .album))
   }
 }
+
+extension TrackInfo: CustomDebugStringConvertible {
+  /// Every field, as a test failure or the debugger should show it (not the storage that holds them).
+  public var debugDescription: String { "TrackInfo\(String(describing: fields.value).dropFirst("Fields".count))" }
+}
