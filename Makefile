@@ -14,8 +14,11 @@ deps:
 build: deps
 	$(SWIFT) build
 
+# The Swift runtime and Foundation are linked into the executable: loading and relocating a dozen more shared
+# libraries at every start cost about 5 ms before the first sound (median 20.6 -> 14.4 ms, measured side by side).
+RELEASE_FLAGS := -c release --static-swift-stdlib
 release: deps
-	$(SWIFT) build -c release
+	$(SWIFT) build $(RELEASE_FLAGS)
 
 # Plays a bundled fixture through the real audio path. Uses the user's PulseAudio/PipeWire server when one
 # answers; otherwise starts the private null-sink sandbox for the length of the demo and says so.

@@ -86,9 +86,10 @@ def main():
     run([str(ROOT / "scripts" / "install-deps"), "mpv", "mpg123", "sox"])
     if not options.skip_build:
         step("building splay and ControlProbe (release)")
-        for package, product in ((ROOT, "splay"), (PACKAGE, "ControlProbe")):
+        # splay as `make release` builds it, with the Swift runtime linked in.
+        for package, product, extra in ((ROOT, "splay", ["--static-swift-stdlib"]), (PACKAGE, "ControlProbe", [])):
             run([options.swift, "build", "-c", "release", "-j", options.jobs, "--package-path", str(package),
-                 "--product", product])
+                 "--product", product] + extra)
 
     plan = QUICK if options.quick else FULL
     started = time.monotonic()

@@ -47,14 +47,15 @@ struct PlayCommand: AsyncParsableCommand {
   func run() async throws {
     let skipped = Mutex(false)
     // Made first, so that connecting to the audio server overlaps with probing the files.
-    let session = outputOptions.makeSession { error in
+    let decoders = ProbedDecoderFactory()
+    let session = outputOptions.makeSession(decoders: decoders) { error in
       Console.error(error.message)
       skipped.withLock { $0 = true }
     }
     var playable: [String] = []
     for path in files {
       do {
-        _ = try SndfileDecoder(path: path)
+        try decoders.check(path)
         playable.append(path)
       } catch {
         Console.error(error.message)

@@ -40,20 +40,23 @@ struct OutputOptions: ParsableArguments {
   }
 
   /// Builds the output, a controller on it and the timeline scripts wait on.
-  func makeSession(onSkipped: (@Sendable (PlayerError) -> Void)? = nil) -> PlayerSession {
+  func makeSession(
+    decoders: any AudioDecoderFactory = SndfileDecoderFactory(), onSkipped: (@Sendable (PlayerError) -> Void)? = nil
+  ) -> PlayerSession {
     let deadline = Duration.nanoseconds(Int64(self.deadline * 1e9))
     switch output {
     case .pulse:
       let output = PulseOutput(configuration: PulseOutput.Configuration(server: server, sink: sink))
       output.connectEarly()
       let controller = PlayerController(
-        output: output, configuration: ControllerConfiguration(deadline: deadline, onTrackSkipped: onSkipped))
+        output: output, decoders: decoders,
+        configuration: ControllerConfiguration(deadline: deadline, onTrackSkipped: onSkipped))
       return PlayerSession(controller: controller, timeline: RealTimeline(), simulated: nil)
     case .simulated:
       let clock = VirtualClock()
       let output = SimulatedOutput(clock: clock)
       let controller = PlayerController(
-        output: output,
+        output: output, decoders: decoders,
         configuration: ControllerConfiguration(deadline: deadline, clock: clock, onTrackSkipped: onSkipped))
       return PlayerSession(controller: controller, timeline: VirtualTimeline(clock: clock), simulated: output)
     }

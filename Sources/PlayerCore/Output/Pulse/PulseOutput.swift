@@ -99,6 +99,9 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
   /// once its first frame has been written to the server.
   private var boundary: (writtenFrames: Int64, streamTime: UInt64)?
   private var pending: [ObjectIdentifier: PulseOperation] = [:]
+  /// Starts waiting for the ring's first audio (``prefill()``); answered by the decoding queue's hand-over,
+  /// rejected when the stream goes.
+  private var prefillWaiters: [Future<Void, PlayerError>.Resolver] = []
 
   /// Creates an output; it connects on the first `open`.
   public init(configuration: Configuration = Configuration()) {
@@ -601,6 +604,11 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
     }
     stream = nil
     streamReady = nil
+    if !prefillWaiters.isEmpty {
+      let waiters = prefillWaiters
+      prefillWaiters = []
+      settle { for waiter in waiters { waiter.reject(.cancelled) } }
+    }
     ring?.invalidate()
     ring = nil
     decoder = nil
@@ -743,11 +751,21 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
       chunks += 1
       if frames == 0 { break }
       if chunks == handOverAfter {
-        locked { if ring === self.ring { pumpLocked() } }
+        locked { if ring === self.ring { handOverLocked(ring) } }
         wrote = false
       }
     }
-    if wrote { locked { if ring === self.ring { pumpLocked() } } }
+    // Also when nothing was written: a prefill that waits on a ring another fill completed is answered here.
+    locked {
+      guard ring === self.ring else { return }
+      if wrote { handOverLocked(ring) } else { releasePrefillWaitersLocked(ring) }
+    }
+  }
+
+  /// Gives the server what the ring holds and answers the prefills it satisfies (decoding queue, lock held).
+  private func handOverLocked(_ ring: SampleRing) {
+    pumpLocked()
+    releasePrefillWaitersLocked(ring)
   }
 
   /// At the current track's end (decoding queue, lock held): when a next track was offered, marks the
@@ -810,29 +828,39 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
     }
   }
 
-  /// Resolves once the ring holds a first buffer of audio (or the whole rest of the track).
+  /// Resolves once a first buffer of audio is there, in the ring or already written to the server (or the
+  /// whole rest of the track is). It does not wait for the ring to be full: the decoding queue hands the
+  /// waiters over with its first chunks, so a start or a seek waits for 50 ms of audio, not for two seconds.
   private func prefill() -> Future<Void, PlayerError> {
     let (future, resolver) = Future<Void, PlayerError>.pending()
-    let ring = locked { self.ring }
-    guard let ring else {
-      resolver.reject(.outputFailed(operation: "start", detail: "no stream is open"))
-      return future
-    }
-    let wanted = max(1, Int(Double(sampleRate) * 0.05))
-    // Already there (a resume, normally): no trip through the decoding queue.
-    if ring.availableFrames >= wanted {
-      resolver.resolve()
-      return future
-    }
-    // Decoding is queued before this check, so by the time it runs on the same serial queue the first
-    // buffer is either there or the track is shorter.
-    decodeQueue.async { [self] in
-      if ring.availableFrames < wanted, !ring.fillState.endOfTrack, let decoder = locked({ self.decoder }) {
-        fill(ring: ring, decoder: decoder)
+    locked {
+      guard let ring else {
+        settle { resolver.reject(.outputFailed(operation: "start", detail: "no stream is open")) }
+        return
       }
-      settle { resolver.resolve() }
+      if prefilledLocked(ring) {
+        settle { resolver.resolve() }
+        return
+      }
+      prefillWaiters.append(resolver)
+      // A fill normally is on its way (opening and seeking start one); this makes sure of it.
+      scheduleFill(evenAboveTheMark: true)
     }
     return future
+  }
+
+  /// Enough audio to start: 50 ms in the ring or already in the server's buffer, or the end of the track.
+  private func prefilledLocked(_ ring: SampleRing) -> Bool {
+    let wanted = max(1, Int64(Double(sampleRate) * 0.05))
+    return writtenFrames + Int64(ring.availableFrames) >= wanted || ring.fillState.endOfTrack
+  }
+
+  /// Resolves the prefill waiters once the decoder has handed over enough audio (decoding queue, lock held).
+  private func releasePrefillWaitersLocked(_ ring: SampleRing) {
+    guard !prefillWaiters.isEmpty, prefilledLocked(ring) else { return }
+    let waiters = prefillWaiters
+    prefillWaiters = []
+    settle { for waiter in waiters { waiter.resolve() } }
   }
 
   /// Seek and stop: cork if running, flush, move the decoder, refill, and uncork again when `resume` says so

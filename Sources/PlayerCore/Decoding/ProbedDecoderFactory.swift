@@ -1,0 +1,38 @@
+import Synchronization
+
+/// Opens files for a controller, handing out once the decoder that a caller already opened while checking the
+/// files (`splay play` does, to report unplayable files before it starts), so that the first track is not
+/// opened twice: a FLAC file's headers take about half a millisecond to read, and the stream to the server
+/// cannot be created before the decoder is there.
+///
+/// Only one decoder is kept (the first playable file's): keeping every checked file open would hold one
+/// descriptor per file of a long command line.
+public final class ProbedDecoderFactory: AudioDecoderFactory {
+  private let opener: any AudioDecoderFactory
+  private let kept = Mutex<(path: String, decoder: any AudioDecoder)?>(nil)
+
+  /// Creates a factory that opens files with `opener`.
+  public init(opener: any AudioDecoderFactory = SndfileDecoderFactory()) {
+    self.opener = opener
+  }
+
+  /// Opens `path`; the first time the checked path is asked for, returns the decoder ``check(_:)`` kept.
+  public func open(_ path: String) throws(PlayerError) -> any AudioDecoder {
+    let reused = kept.withLock { kept -> (any AudioDecoder)? in
+      guard let entry = kept, entry.path == path else { return nil }
+      kept = nil
+      return entry.decoder
+    }
+    if let reused { return reused }
+    return try opener.open(path)
+  }
+
+  /// Opens `path` to check that it can be played; the first decoder opened this way is kept for the
+  /// controller's first `open` of the same path, the others are closed at once.
+  public func check(_ path: String) throws(PlayerError) {
+    let decoder = try opener.open(path)
+    kept.withLock { kept in
+      if kept == nil { kept = (path, decoder) }
+    }
+  }
+}
