@@ -46,9 +46,7 @@ public enum ControlMessage: Sendable {
     case .event(let state):
       body = Body(event: "state", state: state)
     }
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-    guard let data = try? encoder.encode(body) else { return "{\"ok\":false}\n" }
-    return String(decoding: data, as: UTF8.self) + "\n"
+    guard let line = try? JSONLineEncoder.line(for: body) else { return "{\"ok\":false}\n" }
+    return line + "\n"
   }
 }

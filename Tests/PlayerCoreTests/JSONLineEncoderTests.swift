@@ -1,0 +1,84 @@
+import Foundation
+import PlayerCore
+import PropertyBased
+import Testing
+
+/// `JSONLineEncoder` must write exactly what Foundation's `JSONEncoder` (sorted keys, slashes unescaped) writes
+/// for every line the server sends, so that the faster encoder changes nothing a client can see.
+@Suite struct JSONLineEncoderTests {
+  static func foundationLine(_ value: some Encodable) throws -> String {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    return String(decoding: try encoder.encode(value), as: UTF8.self)
+  }
+
+  /// Any Unicode scalar, control characters, quotes, backslashes and slashes included.
+  static let text = Gen.uint32(in: 0...0x10_FFFF).map { Character(Unicode.Scalar($0) ?? "\u{FFFD}") }.string(
+    of: 0...12)
+  static let awkwardText = Gen.element(of: Array("\"\\/\n\r\t\u{8}\u{C}\u{1}\u{1F}\u{7F}aé€😀 "))
+    .map { $0 ?? "a" }.string(of: 0...12)
+
+  static func state(text: String, awkward: String, seconds: Double, frames: Int64, error: Int) -> PlayerState {
+    let errors: [PlayerError] = [
+      .fileNotFound(path: text), .unsupportedFormat(path: awkward, detail: text),
+      .outputUnavailable(server: awkward, detail: text), .outputLost(detail: awkward),
+      .outputFailed(operation: text, detail: awkward), .invalidState(command: text, state: awkward),
+      .timeout(command: awkward, seconds: seconds), .cancelled, .limitExceeded(what: text, limit: Int(frames % 1000)),
+    ]
+    let track = TrackInfo(
+      path: "/music/\(awkward)/\(text).flac", format: text, sampleRate: 44_100, channels: 2, frames: frames,
+      title: awkward.isEmpty ? nil : awkward, artist: text, album: nil)
+    let status: PlaybackStatus = error < errors.count ? .failed(errors[error]) : .paused
+    return PlayerState(
+      status: status, track: track, position: ConfirmedPosition(seconds: seconds, confirmedAt: 12, rate: 1),
+      volume: 40, queue: [text, awkward], index: 1, revision: UInt64(frames), device: awkward)
+  }
+
+  @Test func everyStateAndMessageIsWrittenAsFoundationWritesIt() async {
+    await propertyCheck(
+      count: 500, input: Self.text, Self.awkwardText, Gen.double(in: -1e9...1e9), Gen.int64(in: 0...(1 << 40)),
+      Gen.int(in: 0...9)
+    ) { text, awkward, seconds, frames, error in
+      let state = Self.state(text: text, awkward: awkward, seconds: seconds, frames: frames, error: error)
+      let stateLine = try Self.foundationLine(state)
+      #expect(try JSONLineEncoder.line(for: state) == stateLine)
+      let timeout = PlayerError.timeout(command: awkward, seconds: seconds)
+      let quoted = try Self.foundationLine(text)
+      // The envelope's keys in sorted order, around pieces that Foundation wrote.
+      let expected: [(ControlMessage, String)] = [
+        (.success(id: .number(frames), state: state), "{\"id\":\(frames),\"ok\":true,\"state\":\(stateLine)}"),
+        (.success(id: .string(text), state: state), "{\"id\":\(quoted),\"ok\":true,\"state\":\(stateLine)}"),
+        (.success(id: nil, state: state), "{\"id\":null,\"ok\":true,\"state\":\(stateLine)}"),
+        (.event(state), "{\"event\":\"state\",\"state\":\(stateLine)}"),
+        (
+          .failure(id: .string(text), code: "bad-request", message: awkward, error: nil),
+          "{\"error\":{\"code\":\"bad-request\",\"message\":\(try Self.foundationLine(awkward))},\"id\":\(quoted),\"ok\":false}"
+        ),
+        (
+          .failure(id: nil, code: "timeout", message: text, error: timeout),
+          "{\"error\":{\"code\":\"timeout\",\"details\":\(try Self.foundationLine(timeout)),\"message\":\(quoted)},"
+            + "\"id\":null,\"ok\":false}"
+        ),
+      ]
+      for (message, line) in expected {
+        #expect(message.line() == line + "\n")
+      }
+    }
+  }
+
+  @Test func numbersLookAsFoundationWritesThem() throws {
+    let values: [Double] = [
+      0, -0.0, 1, -1, 0.1, 1.5, 100, 1e15, 1e16, 1e21, 1.7976931348623157e308, .leastNonzeroMagnitude, 1e-7,
+      123_456.789, 2.5e-5,
+    ]
+    for value in values {
+      #expect(try JSONLineEncoder.line(for: [value]) == Self.foundationLine([value]), "\(value)")
+    }
+    #expect(try JSONLineEncoder.line(for: [Int64.min, Int64.max]) == Self.foundationLine([Int64.min, Int64.max]))
+  }
+
+  @Test func notANumberIsRefusedAsFoundationRefusesIt() {
+    #expect(throws: EncodingError.self) { try JSONLineEncoder.line(for: [Double.nan]) }
+    #expect(throws: EncodingError.self) { try JSONLineEncoder.line(for: ["position": Double.infinity]) }
+  }
+}
