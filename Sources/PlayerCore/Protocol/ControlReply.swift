@@ -1,5 +1,3 @@
-import FoundationEssentials
-
 /// The lines the server writes: replies to requests and state events (docs/protocol.md).
 public enum ControlMessage: Sendable {
   /// `{"id": ID, "ok": true, "state": {...}}`
@@ -9,44 +7,44 @@ public enum ControlMessage: Sendable {
   /// `{"event": "state", "state": {...}}`
   case event(PlayerState)
 
-  private struct ErrorBody: Encodable {
-    var code: String
-    var message: String
-    var details: PlayerError?
-  }
-
-  private struct Body: Encodable {
-    var id: RequestID??
-    var ok: Bool?
-    var event: String?
-    var state: PlayerState?
-    var error: ErrorBody?
-
-    func encode(to encoder: any Encoder) throws {
-      enum Keys: String, CodingKey { case id, ok, event, state, error }
-      var c = encoder.container(keyedBy: Keys.self)
-      if let id {
-        if let id { try c.encode(id, forKey: .id) } else { try c.encodeNil(forKey: .id) }
-      }
-      try c.encodeIfPresent(ok, forKey: .ok)
-      try c.encodeIfPresent(event, forKey: .event)
-      try c.encodeIfPresent(state, forKey: .state)
-      try c.encodeIfPresent(error, forKey: .error)
-    }
-  }
-
   /// The message as one line of JSON, with its newline.
   public func line() -> String {
-    let body: Body
-    switch self {
-    case .success(let id, let state):
-      body = Body(id: .some(id), ok: true, state: state)
-    case .failure(let id, let code, let message, let error):
-      body = Body(id: .some(id), ok: false, error: ErrorBody(code: code, message: message, details: error))
-    case .event(let state):
-      body = Body(event: "state", state: state)
+    var json = JSONWriter()
+    do {
+      try write(to: &json)
+    } catch {
+      // A position that is not a number (which no output reports): the reply still says it failed.
+      return "{\"ok\":false}\n"
     }
-    guard let line = try? JSONLineEncoder.line(for: body) else { return "{\"ok\":false}\n" }
-    return line + "\n"
+    return json.text + "\n"
+  }
+
+  /// Keys in sorted order: `error`, `event`, `id`, `ok`, `state`.
+  private func write(to json: inout JSONWriter) throws {
+    try json.object { json in
+      switch self {
+      case .success(let id, let state):
+        Self.write(id: id, to: &json)
+        json.field("ok", true)
+        json.key("state")
+        try state.write(to: &json)
+      case .failure(let id, let code, let message, let error):
+        try json.field("error") { json in
+          json.field("code", code)
+          if let error { try json.field("details") { json in try error.write(members: &json) } }
+          json.field("message", message)
+        }
+        Self.write(id: id, to: &json)
+        json.field("ok", false)
+      case .event(let state):
+        json.field("event", "state")
+        json.key("state")
+        try state.write(to: &json)
+      }
+    }
+  }
+
+  private static func write(id: RequestID?, to json: inout JSONWriter) {
+    if let id { id.write(field: "id", to: &json) } else { json.nullField("id") }
   }
 }

@@ -1,11 +1,13 @@
 import Foundation
-import PlayerCore
 import PropertyBased
 import Testing
 
-/// `JSONLineEncoder` must write exactly what Foundation's `JSONEncoder` (sorted keys, slashes unescaped) writes
-/// for every line the server sends, so that the faster encoder changes nothing a client can see.
-@Suite struct JSONLineEncoderTests {
+@testable import PlayerCore
+
+/// The lines the server writes by hand (`JSONWriter`) must be exactly what Foundation's `JSONEncoder` (sorted
+/// keys, slashes unescaped) writes from the values' `Codable` conformances, so that a field added to a type
+/// without its writer, a key out of order or a string escaped differently fails here.
+@Suite struct JSONWriterTests {
   static func foundationLine(_ value: some Encodable) throws -> String {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
@@ -20,7 +22,8 @@ import Testing
 
   static func state(text: String, awkward: String, seconds: Double, frames: Int64, error: Int) -> PlayerState {
     let errors: [PlayerError] = [
-      .fileNotFound(path: text), .unsupportedFormat(path: awkward, detail: text),
+      .fileNotFound(path: text), .permissionDenied(path: awkward), .notAFile(path: text),
+      .unsupportedFormat(path: awkward, detail: text),
       .outputUnavailable(server: awkward, detail: text), .outputLost(detail: awkward),
       .outputFailed(operation: text, detail: awkward), .invalidState(command: text, state: awkward),
       .timeout(command: awkward, seconds: seconds), .cancelled, .limitExceeded(what: text, limit: Int(frames % 1000)),
@@ -29,19 +32,25 @@ import Testing
       path: "/music/\(awkward)/\(text).flac", format: text, sampleRate: 44_100, channels: 2, frames: frames,
       title: awkward.isEmpty ? nil : awkward, artist: text, album: nil)
     let status: PlaybackStatus = error < errors.count ? .failed(errors[error]) : .paused
+    // Every other state leaves the optional fields out.
+    let full = frames % 2 == 0
     return PlayerState(
-      status: status, track: track, position: ConfirmedPosition(seconds: seconds, confirmedAt: 12, rate: 1),
-      volume: 40, queue: [text, awkward], index: 1, revision: UInt64(frames), device: awkward)
+      status: status, track: full ? track : nil,
+      position: ConfirmedPosition(seconds: seconds, confirmedAt: UInt64(frames), rate: full ? 1 : 0),
+      volume: Int(frames % 101), queue: full ? [text, awkward] : [], index: full ? 1 : nil, revision: UInt64(frames),
+      device: full ? awkward : nil)
   }
 
   @Test func everyStateAndMessageIsWrittenAsFoundationWritesIt() async {
     await propertyCheck(
       count: 500, input: Self.text, Self.awkwardText, Gen.double(in: -1e9...1e9), Gen.int64(in: 0...(1 << 40)),
-      Gen.int(in: 0...9)
+      Gen.int(in: 0...12)
     ) { text, awkward, seconds, frames, error in
       let state = Self.state(text: text, awkward: awkward, seconds: seconds, frames: frames, error: error)
       let stateLine = try Self.foundationLine(state)
-      #expect(try JSONLineEncoder.line(for: state) == stateLine)
+      var json = JSONWriter()
+      try state.write(to: &json)
+      #expect(json.text == stateLine)
       let timeout = PlayerError.timeout(command: awkward, seconds: seconds)
       let quoted = try Self.foundationLine(text)
       // The envelope's keys in sorted order, around pieces that Foundation wrote.
@@ -72,13 +81,23 @@ import Testing
       123_456.789, 2.5e-5,
     ]
     for value in values {
-      #expect(try JSONLineEncoder.line(for: [value]) == Self.foundationLine([value]), "\(value)")
+      var json = JSONWriter()
+      try json.object { json in try json.field("seconds", value) }
+      #expect(json.text == (try Self.foundationLine(["seconds": value])), "\(value)")
     }
-    #expect(try JSONLineEncoder.line(for: [Int64.min, Int64.max]) == Self.foundationLine([Int64.min, Int64.max]))
+    var json = JSONWriter()
+    json.object { json in
+      json.field("a", Int64.min)
+      json.field("b", UInt64.max)
+    }
+    #expect(json.text == "{\"a\":\(Int64.min),\"b\":\(UInt64.max)}")
   }
 
-  @Test func notANumberIsRefusedAsFoundationRefusesIt() {
-    #expect(throws: EncodingError.self) { try JSONLineEncoder.line(for: [Double.nan]) }
-    #expect(throws: EncodingError.self) { try JSONLineEncoder.line(for: ["position": Double.infinity]) }
+  @Test func aPositionThatIsNotANumberMakesAFailureLine() {
+    var state = PlayerState()
+    state.position = ConfirmedPosition(seconds: .nan, confirmedAt: 0, rate: 0)
+    #expect(ControlMessage.event(state).line() == "{\"ok\":false}\n")
+    var json = JSONWriter()
+    #expect(throws: JSONWriterError.self) { try json.field("x", Double.infinity) }
   }
 }

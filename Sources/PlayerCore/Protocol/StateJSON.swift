@@ -1,0 +1,90 @@
+// The JSON of the protocol's values, written field by field (see JSONWriter for why). Keys go in sorted
+// order, and each writer must produce exactly what the type's `Codable` conformance encodes: JSONWriterTests
+// compares them on random values.
+
+extension PlayerState {
+  func write(to json: inout JSONWriter) throws {
+    try json.object { json in
+      if let device { json.field("device", device) }
+      if case .failed(let error) = status { try json.field("error") { json in try error.write(members: &json) } }
+      if let index { json.field("index", index) }
+      try json.field("position") { json in try position.write(members: &json) }
+      json.field("queue", strings: queue)
+      json.field("revision", revision)
+      json.field("status", status.name)
+      if let track { try json.field("track") { json in try track.write(members: &json) } }
+      json.field("volume", volume)
+    }
+  }
+}
+
+extension ConfirmedPosition {
+  func write(members json: inout JSONWriter) throws {
+    json.field("confirmedAt", confirmedAt)
+    try json.field("rate", rate)
+    try json.field("seconds", seconds)
+  }
+}
+
+extension TrackInfo {
+  func write(members json: inout JSONWriter) throws {
+    if let album { json.field("album", album) }
+    if let artist { json.field("artist", artist) }
+    json.field("channels", channels)
+    try json.field("duration", duration)
+    json.field("format", format)
+    json.field("frames", frames)
+    json.field("path", path)
+    json.field("sampleRate", sampleRate)
+    if let title { json.field("title", title) }
+  }
+}
+
+extension PlayerError {
+  func write(members json: inout JSONWriter) throws {
+    json.field("code", code)
+    switch self {
+    case .fileNotFound(let path), .permissionDenied(let path), .notAFile(let path):
+      json.field("message", message)
+      json.field("path", path)
+    case .unsupportedFormat(let path, let detail):
+      json.field("detail", detail)
+      json.field("message", message)
+      json.field("path", path)
+    case .outputUnavailable(let server, let detail):
+      json.field("detail", detail)
+      json.field("message", message)
+      json.field("server", server)
+    case .outputLost(let detail):
+      json.field("detail", detail)
+      json.field("message", message)
+    case .outputFailed(let operation, let detail):
+      json.field("detail", detail)
+      json.field("message", message)
+      json.field("operation", operation)
+    case .invalidState(let command, let state):
+      json.field("command", command)
+      json.field("message", message)
+      json.field("state", state)
+    case .timeout(let command, let seconds):
+      json.field("command", command)
+      json.field("message", message)
+      try json.field("seconds", seconds)
+    case .cancelled:
+      json.field("message", message)
+    case .limitExceeded(let what, let limit):
+      json.field("limit", limit)
+      json.field("message", message)
+      json.field("what", what)
+    }
+  }
+}
+
+extension RequestID {
+  func write(field key: StaticString, to json: inout JSONWriter) {
+    switch self {
+    case .number(let number): json.field(key, number)
+    case .string(let string): json.field(key, string)
+    }
+  }
+}
