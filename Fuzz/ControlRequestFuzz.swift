@@ -1,16 +1,26 @@
-// libFuzzer target: the control protocol's request decoder (ControlRequest.decode, JSON through Foundation).
+// libFuzzer target: the control protocol's request decoder (ControlRequest.decode, JSON through JSONReader).
 //
-// Besides "no crash": a player command that decodes is encoded again in the JSON form the protocol documents
-// (PlayerCommand's Codable conformance) and must decode to the same command.
+// Besides "no crash":
+// - whatever the reader accepts, Foundation's JSONDecoder (ControlRequestReference, the reading it replaced)
+//   accepts too, as the same request: the reader may be stricter, never looser or different;
+// - a player command that decodes is encoded again in the JSON form the protocol documents (PlayerCommand's
+//   Codable conformance) and must decode to the same command.
 
 import Foundation
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func controlRequestFuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
   let bytes = UnsafeBufferPointer(start: data, count: size)
-  guard case .success(let request) = ControlRequest.decode(bytes), case .player(let command) = request.kind else {
-    return 0
+  guard case .success(let request) = ControlRequest.decode(bytes) else { return 0 }
+  switch ControlRequestReference.decode(bytes) {
+  case .success(let reference):
+    guard FuzzOracle.sameRequest(request, reference) else {
+      fatalError("JSONReader read \(request), JSONDecoder \(reference): \(Array(bytes))")
+    }
+  case .failure(let error):
+    fatalError("JSONReader accepted what JSONDecoder refuses (\(error.message)): \(request) from \(Array(bytes))")
   }
+  guard case .player(let command) = request.kind else { return 0 }
   let encoded: Data
   do {
     encoded = try JSONEncoder().encode(command)

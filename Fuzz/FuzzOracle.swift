@@ -11,4 +11,11 @@ enum FuzzOracle {
       return a == b
     }
   }
+
+  /// The same id and the same request (commands compared as ``sameCommand(_:_:)`` does).
+  static func sameRequest(_ a: ControlRequest, _ b: ControlRequest) -> Bool {
+    guard a.id == b.id else { return false }
+    if case .player(let x) = a.kind, case .player(let y) = b.kind { return sameCommand(x, y) }
+    return a.kind == b.kind
+  }
 }
