@@ -767,7 +767,8 @@ def cpu_pressure():
 
 NOTES = """\
 Every figure comes from this run. Peers: `paplay` (FLAC), `mpg123 -o pulse` (MP3),
-`mpv --no-config --no-video --ao=pulse` (both); splay is the release build.
+`mpv --no-config --no-video --ao=pulse` (both); splay is the release build (`make release`: the Swift
+runtime linked in).
 
 - The monitor: `parec` records `splay_null.monitor` (float, 44.1 kHz, 5 ms latency) through a pipe that a
   thread stamps on arrival with CLOCK_MONOTONIC; a frame's time is the arrival of its chunk (chunks of about
