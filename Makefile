@@ -25,15 +25,19 @@ release: deps
 demo: release
 	@scripts/demo
 
-# Every suite, against a private PulseAudio server that is stopped whatever the outcome.
+# Every suite, against a private PulseAudio server that is stopped whatever the outcome. The stream-cycle leak
+# test runs on its own afterwards: it bounds the process's resident memory, which the other suites, running
+# in parallel in the same process, move by tens of megabytes (80 MB seen in one window of 1,000 cycles).
+ALONE := PulseStreamCycleTests
 test:
 	@scripts/install-deps tmux
-	@scripts/with-pulse-sandbox bash -c '$(SWIFT) build --build-tests && $(SWIFT) test'
+	@scripts/with-pulse-sandbox bash -c '$(SWIFT) build --build-tests && $(SWIFT) test --skip-build --skip $(ALONE) && $(SWIFT) test --skip-build --filter $(ALONE)'
 
 # The Futures and PlayerCore suites (PulseAudio integration tests included, against the private server) under
 # ThreadSanitizer, in their own build folder so the main build stays as it is. One suite after the other: run
 # side by side under TSan on two cores, the Futures' million-step stack-safety tests outlast their time limit.
-TSAN_TEST := $(SWIFT) test --sanitize=thread --scratch-path .build-tsan
+# SPLAY_SANITIZER: the stream-cycle test does not bound resident memory under a sanitizer's shadow memory.
+TSAN_TEST := SPLAY_SANITIZER=thread $(SWIFT) test --sanitize=thread --scratch-path .build-tsan
 tsan: deps
 	@scripts/with-pulse-sandbox bash -c '$(TSAN_TEST) --filter FuturesTests && $(TSAN_TEST) --skip-build --filter PlayerCoreTests'
 

@@ -120,9 +120,9 @@ public struct ControlProtocolError: Error, Equatable, Sendable {
 
 /// The request object as sent, before its command is parsed.
 ///
-/// Read with ``JSONReader`` rather than `JSONDecoder` (a tenth of an acknowledgement, see JSONReader). Numbers
-/// are taken only where their meaning is the one `JSONDecoder` would give them; the rest is refused, which the
-/// control-request fuzz target checks against the Foundation-based reading it replaced.
+/// Read with ``JSONReader`` rather than `JSONDecoder` (a tenth of an acknowledgement, see JSONReader); numbers
+/// mean what `JSONDecoder` makes of them, which the control-request fuzz target checks against the
+/// Foundation-based reading it replaced.
 private struct RawRequest {
   var id: RequestID?
   var command: String
@@ -171,23 +171,86 @@ private struct RawRequest {
   }
 
   /// An argument as the command parser reads it: a string as it is, a number as `CommandArgument` writes it
-  /// (an integer in full, anything else through `decimalText`). A number written with a fraction or an
-  /// exponent that is a whole number beyond 2^53 is refused: `JSONDecoder` reads those digit by digit, a
-  /// `Double` cannot, and the two readings would differ.
+  /// from `JSONDecoder`: a whole number that fits an `Int` in full, anything else through `decimalText`.
   private static func argumentText(_ value: JSONValue) -> String? {
     switch value {
     case .string(let text): return text
     case .number(let text):
       if let integer = Int(text) { return String(integer) }
       guard let number = Double(text), number.isFinite else { return nil }
-      let plainInteger = !text.contains { $0 == "." || $0 == "e" || $0 == "E" }
-      if number.rounded() == number, !plainInteger {
-        guard abs(number) < 9_007_199_254_740_992 else { return nil }
-        return String(Int64(number))
-      }
-      return decimalText(number)
+      // JSONDecoder's Int: a plain integer exactly, anything else through a Double that must be whole and fit
+      // (else the argument is the Double, through decimalText).
+      guard number.rounded() == number, abs(number) < 9.223_372_036_854_775_808e18 else { return decimalText(number) }
+      if abs(number) < 9_007_199_254_740_992 { return String(Int64(number)) }
+      // From 2^53 up JSONDecoder reads the text again, digit by digit: only a text that is exactly a whole
+      // number has one reading here; the rest is refused.
+      guard case .whole(let integer) = JSONNumber.wholeValue(of: text) else { return nil }
+      return String(integer)
     default: return nil
     }
+  }
+}
+
+/// The whole number a JSON number denotes, read digit by digit (`1e2`, `100e-2` and `1.0` are whole; `1.5`
+/// is not), the way JSONDecoder reads an integer.
+enum JSONNumber {
+  enum WholeValue: Equatable {
+    case whole(Int64)
+    case fraction
+    /// The digits, or the value, do not fit 64 bits.
+    case tooManyDigits
+  }
+
+  static func wholeValue(of text: String) -> WholeValue {
+    var bytes = text.utf8[...]
+    let negative = bytes.first == UInt8(ascii: "-")
+    if negative { bytes = bytes.dropFirst() }
+    // Accumulated negatively, so that Int64.min fits.
+    var value: Int64 = 0
+    var overflow = false
+    var fractionDigits = 0
+    var inFraction = false
+    var exponent = 0
+    var exponentNegative = false
+    var inExponent = false
+    for byte in bytes {
+      switch byte {
+      case UInt8(ascii: "."): inFraction = true
+      case UInt8(ascii: "e"), UInt8(ascii: "E"): inExponent = true
+      case UInt8(ascii: "-") where inExponent: exponentNegative = true
+      case UInt8(ascii: "+") where inExponent: break
+      case UInt8(ascii: "0")...UInt8(ascii: "9"):
+        let digit = Int64(byte - UInt8(ascii: "0"))
+        if inExponent {
+          exponent = min(exponent * 10 + Int(digit), 100_000)
+        } else {
+          if inFraction { fractionDigits += 1 }
+          let (times, o1) = value.multipliedReportingOverflow(by: 10)
+          let (sum, o2) = times.subtractingReportingOverflow(digit)
+          value = sum
+          overflow = overflow || o1 || o2
+        }
+      default: return .fraction
+      }
+    }
+    if overflow { return .tooManyDigits }
+    if value == 0 { return .whole(0) }
+    let shift = (exponentNegative ? -exponent : exponent) - fractionDigits
+    if shift >= 0 {
+      for _ in 0..<shift {
+        let (times, o) = value.multipliedReportingOverflow(by: 10)
+        if o { return .tooManyDigits }
+        value = times
+      }
+    } else {
+      for _ in 0 ..< -shift {
+        guard value % 10 == 0 else { return .fraction }
+        value /= 10
+      }
+    }
+    if negative { return .whole(value) }
+    let (positive, o) = (0 as Int64).subtractingReportingOverflow(value)
+    return o ? .tooManyDigits : .whole(positive)
   }
 }
 
