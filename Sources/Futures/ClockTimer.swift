@@ -1,46 +1,23 @@
-/// A one-shot timer on any clock. On the continuous clock (the default of every timed combinator) it is a
-/// deadline of the shared ``DeadlineThread``; on any other clock (a manual test clock, a virtual clock) it is
-/// a task that sleeps on that clock. Nothing blocks a thread of the caller's while it waits.
+/// A one-shot timer on any clock, built on a task that sleeps: nothing blocks a thread while it waits.
 ///
 /// The deadline is computed when the timer is created, not when the task first runs, so a timer started
 /// just before a manual test clock advances still fires.
-struct ClockTimer: Sendable {
-  private enum Backing {
-    case deadline(UInt64)
-    case task(Task<Void, Never>)
-  }
-
-  private let backing: Backing
-
-  /// Calls `fire` once `clock` reaches `duration` from now, unless the timer is cancelled first.
+enum ClockTimer {
+  /// Calls `fire` once `clock` reaches `duration` from now, unless the returned task is cancelled first.
   static func start<C: Clock>(
     after duration: Duration,
     on clock: C,
     _ fire: @escaping @Sendable () -> Void
-  ) -> ClockTimer where C.Duration == Duration {
-    if let continuous = clock as? ContinuousClock {
-      let deadline = continuous.now.advanced(by: duration)
-      return ClockTimer(backing: .deadline(DeadlineThread.shared.schedule(at: deadline, fire)))
-    }
+  ) -> Task<Void, Never> where C.Duration == Duration {
     let deadline = clock.now.advanced(by: duration)
-    return ClockTimer(
-      backing: .task(
-        Task {
-          do {
-            try await clock.sleep(until: deadline, tolerance: nil)
-          } catch {
-            return
-          }
-          guard !Task.isCancelled else { return }
-          fire()
-        }))
-  }
-
-  /// Stops the timer; `fire` does not run unless it is running already.
-  func cancel() {
-    switch backing {
-    case .deadline(let id): DeadlineThread.shared.cancel(id)
-    case .task(let task): task.cancel()
+    return Task {
+      do {
+        try await clock.sleep(until: deadline, tolerance: nil)
+      } catch {
+        return
+      }
+      guard !Task.isCancelled else { return }
+      fire()
     }
   }
 }

@@ -4,9 +4,8 @@ extension Future {
   ///
   /// When the time is up, the returned future fails and stops waiting on this one, which is therefore
   /// cancelled (its resolver's `onCancel` handlers run) unless something else still waits on it. The wait is
-  /// a deadline watched by one shared thread on the continuous clock (the default; the failure is delivered on
-  /// that thread) and a sleeping task on any other `Clock<Duration>`, including a manual test clock.
-  /// Cancelling the returned future cancels the timer and, by the same rule, this future.
+  /// a sleeping task, not a blocked thread, and works with any `Clock<Duration>`, including a manual test
+  /// clock. Cancelling the returned future cancels the timer and, by the same rule, this future.
   ///
   /// ```swift
   /// output.seek(to: position)
