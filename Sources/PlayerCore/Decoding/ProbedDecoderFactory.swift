@@ -1,4 +1,4 @@
-import Synchronization
+import Futures
 
 /// Opens files for a controller, handing out once the decoder that a caller already opened while checking the
 /// files (`splay play` does, to report unplayable files before it starts), so that the first track is not
@@ -9,7 +9,7 @@ import Synchronization
 /// descriptor per file of a long command line.
 public final class ProbedDecoderFactory: AudioDecoderFactory {
   private let opener: any AudioDecoderFactory
-  private let kept = Mutex<(path: String, decoder: any AudioDecoder)?>(nil)
+  private let kept = Lock<(path: String, decoder: any AudioDecoder)?>(nil)
 
   /// Creates a factory that opens files with `opener`.
   public init(opener: any AudioDecoderFactory = SndfileDecoderFactory()) {
