@@ -51,6 +51,8 @@ import Testing
       var json = JSONWriter()
       try state.write(to: &json)
       #expect(json.text == stateLine)
+      #expect(state.jsonText == stateLine)
+      if let track = state.track { #expect(track.jsonText == (try Self.foundationLine(track))) }
       let timeout = PlayerError.timeout(command: awkward, seconds: seconds)
       let quoted = try Self.foundationLine(text)
       // The envelope's keys in sorted order, around pieces that Foundation wrote.

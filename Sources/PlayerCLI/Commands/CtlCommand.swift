@@ -61,10 +61,10 @@ struct CtlCommand: AsyncParsableCommand {
       throw CLIError(
         message: "\(command): \(answer.error?.code ?? "error"): \(answer.error?.message ?? "failed")", status: .failed)
     }
-    Console.out(answer.state.map(Console.json) ?? "{}")
+    Console.out(answer.state?.jsonText ?? "{}")
     if follow {
       while let event = reader.next(), let state = ControlReplyLine.decode(event)?.state {
-        Console.out(Console.json(state))
+        Console.out(state.jsonText)
       }
     }
   }

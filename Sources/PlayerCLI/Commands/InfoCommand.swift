@@ -19,7 +19,7 @@ struct InfoCommand: AsyncParsableCommand {
     for path in files {
       do {
         let info = try SndfileDecoder(path: path).info
-        Console.out(json ? Console.json(info) : Self.describe(info))
+        Console.out(json ? info.jsonText : Self.describe(info))
       } catch {
         Console.error(error.message)
         failed = true

@@ -51,7 +51,7 @@ struct RunCommand: AsyncParsableCommand {
     let controller = session.controller
     let json = self.json
     let observation = controller.observe { state in
-      Console.out(json ? Console.json(state) : Self.describe(state))
+      Console.out(json ? state.jsonText : Self.describe(state))
     }
     defer { observation.cancel() }
     let failure = await ScriptRunner(controller: controller, timeline: session.timeline).run(parsed)

@@ -1,16 +1,9 @@
 import Dispatch
-import FoundationEssentials
 import Glibc
 
 /// Writes to stdout and stderr without buffering surprises: JSON lines are flushed one by one so that a
 /// reading program sees each state as it is published.
 enum Console {
-  private static let encoder: JSONEncoder = {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-    return encoder
-  }()
-
   /// Writes one line to stdout.
   static func out(_ line: String) {
     write(line + "\n", to: STDOUT_FILENO)
@@ -39,12 +32,6 @@ enum Console {
         offset += written
       }
     }
-  }
-
-  /// A value as one line of compact JSON.
-  static func json(_ value: some Encodable) -> String {
-    guard let data = try? encoder.encode(value) else { return "{}" }
-    return String(decoding: data, as: UTF8.self)
   }
 
   /// True when stdout is a terminal.

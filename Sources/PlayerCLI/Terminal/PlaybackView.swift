@@ -13,6 +13,6 @@ protocol PlaybackView: Sendable {
 /// One JSON object per published state on stdout, and nothing else there.
 struct JSONLinesView: PlaybackView {
   func begin() {}
-  func show(_ state: PlayerState) { Console.out(Console.json(state)) }
+  func show(_ state: PlayerState) { Console.out(state.jsonText) }
   func end() {}
 }

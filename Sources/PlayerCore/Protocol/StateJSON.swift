@@ -3,6 +3,15 @@
 // compares them on random values.
 
 extension PlayerState {
+  /// The state as one line of compact JSON with sorted keys (no newline): what `--json` prints and the socket
+  /// sends, byte for byte what `JSONEncoder` writes from the `Codable` form. `{}` for a position that is not a
+  /// number, which no output reports.
+  public var jsonText: String {
+    var json = JSONWriter()
+    guard (try? write(to: &json)) != nil else { return "{}" }
+    return json.text
+  }
+
   func write(to json: inout JSONWriter) throws {
     try json.object { json in
       if let device { json.field("device", device) }
@@ -27,6 +36,13 @@ extension ConfirmedPosition {
 }
 
 extension TrackInfo {
+  /// The track as one line of compact JSON with sorted keys (no newline), as ``PlayerState/jsonText`` writes it.
+  public var jsonText: String {
+    var json = JSONWriter()
+    guard (try? json.object({ json in try write(members: &json) })) != nil else { return "{}" }
+    return json.text
+  }
+
   func write(members json: inout JSONWriter) throws {
     if let album { json.field("album", album) }
     if let artist { json.field("artist", artist) }
