@@ -1,16 +1,30 @@
-/// A one-shot timer on any clock, built on a task that sleeps: nothing blocks a thread while it waits.
+/// A one-shot timer on any clock. On the continuous clock (the default of every timed combinator) it is one
+/// of the ``ContinuousDeadlines``, which a single sleeping task watches for the whole process; on any other
+/// clock (a manual test clock, a virtual clock) it is a task of its own that sleeps on that clock. Nothing
+/// blocks a thread while it waits.
 ///
-/// The deadline is computed when the timer is created, not when the task first runs, so a timer started
-/// just before a manual test clock advances still fires.
-enum ClockTimer {
-  /// Calls `fire` once `clock` reaches `duration` from now, unless the returned task is cancelled first.
+/// The deadline is computed when the timer is created, not when a task first runs, so a timer started just
+/// before a manual test clock advances still fires.
+struct ClockTimer: Sendable {
+  private enum Backing {
+    case deadline(UInt64)
+    case task(Task<Void, Never>)
+  }
+
+  private let backing: Backing
+
+  /// Calls `fire` once `clock` reaches `duration` from now, unless the timer is cancelled first.
   static func start<C: Clock>(
     after duration: Duration,
     on clock: C,
     _ fire: @escaping @Sendable () -> Void
-  ) -> Task<Void, Never> where C.Duration == Duration {
+  ) -> ClockTimer where C.Duration == Duration {
+    if let continuous = clock as? ContinuousClock {
+      let deadline = continuous.now.advanced(by: duration)
+      return ClockTimer(backing: .deadline(ContinuousDeadlines.shared.schedule(at: deadline, fire)))
+    }
     let deadline = clock.now.advanced(by: duration)
-    return Task {
+    let task = Task {
       do {
         try await clock.sleep(until: deadline, tolerance: nil)
       } catch {
@@ -18,6 +32,15 @@ enum ClockTimer {
       }
       guard !Task.isCancelled else { return }
       fire()
+    }
+    return ClockTimer(backing: .task(task))
+  }
+
+  /// Stops the timer: `fire` does not run unless it is running already.
+  func cancel() {
+    switch backing {
+    case .deadline(let id): ContinuousDeadlines.shared.cancel(id)
+    case .task(let task): task.cancel()
     }
   }
 }

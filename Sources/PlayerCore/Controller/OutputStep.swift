@@ -27,6 +27,14 @@ public enum OutputStep: Equatable, Hashable, Sendable {
   }
 }
 
+extension OutputStep {
+  /// Whether the output only sends a request for this step (no file is opened or read on the caller's thread).
+  var asksWithoutBlocking: Bool {
+    if case .open = self { return false }
+    return true
+  }
+}
+
 /// What the output confirmed for a step.
 public enum StepResult: Equatable, Sendable {
   /// A stream operation, with the confirmed position and, for `open`, the track that was opened.
