@@ -34,10 +34,15 @@ struct ServeCommand: AsyncParsableCommand {
     try SocketPath.checkDirectory(of: path, explicit: socket != nil)
     try SocketPath.claim(path)
 
-    let session = outputOptions.makeSession { error in Console.error(error.message) }
+    // One thread serves every client, and the controller takes up the server's answers on it too: a
+    // confirmation then becomes a reply without waking another thread (opening files stays off it).
+    let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+    let loop = group.next()
+    let session = outputOptions.makeSession(answers: Executor { job in loop.execute(job) }) { error in
+      Console.error(error.message)
+    }
     let (quit, quitResolver) = Future<Void, Never>.pending()
     let hub = ControlHub(controller: session.controller, maximumClients: maxClients) { quitResolver.resolve() }
-    let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
     let bootstrap = ServerBootstrap(group: group)
       .serverChannelOption(.backlog, value: 64)
       .childChannelOption(.autoRead, value: true)

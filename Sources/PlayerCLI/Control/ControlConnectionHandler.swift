@@ -136,7 +136,9 @@ final class ControlConnectionHandler: ChannelDuplexHandler {
     }
   }
 
-  /// Replies when `future` settles; the reply is written on the channel's event loop.
+  /// Replies when `future` settles; the reply is written on the channel's event loop: at once when the future
+  /// settles there (`splay serve` has the controller take up the server's answers on that loop) and it is the
+  /// only request of this client waiting, otherwise behind the replies already handed to the loop.
   private func reply(when future: Future<PlayerState, PlayerError>, id: RequestID?, context: ChannelHandlerContext) {
     inFlight += 1
     let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
@@ -149,12 +151,15 @@ final class ControlConnectionHandler: ChannelDuplexHandler {
       case .cancelled:
         message = .failure(id: id, code: "cancelled", message: PlayerError.cancelled.message, error: .cancelled)
       }
-      eventLoop.execute {
+      let send: @Sendable () -> Void = {
         let (handler, context) = loopBound.value
         handler.inFlight -= 1
         handler.write(message, context: context)
         handler.resumeReading(context)
       }
+      // At once only when no earlier reply of this client can still be waiting in the loop's queue (a future
+      // that settled before this callback was registered runs it here, on the loop, possibly ahead of them).
+      if eventLoop.inEventLoop, loopBound.value.0.inFlight == 1 { send() } else { eventLoop.execute(send) }
     }
   }
 

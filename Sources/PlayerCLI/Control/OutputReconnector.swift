@@ -63,7 +63,7 @@ final class OutputReconnector: Sendable {
     observation?.cancel()
   }
 
-  /// Runs on the controller's queue for every published state: starts the attempts on a loss.
+  /// Runs on the controller's side (an observer) for every published state: starts the attempts on a loss.
   private func noticed(_ published: PlayerState) {
     guard case .failed(.outputLost(let detail)) = published.status else { return }
     let begins = state.withLock { state -> Bool in

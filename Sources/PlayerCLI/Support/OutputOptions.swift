@@ -1,6 +1,7 @@
 import ArgumentParser
 import Dispatch
 import FoundationEssentials
+import Futures
 import Glibc
 import PlayerCore
 
@@ -39,9 +40,11 @@ struct OutputOptions: ParsableArguments {
     }
   }
 
-  /// Builds the output, a controller on it and the timeline scripts wait on.
+  /// Builds the output, a controller on it and the timeline scripts wait on; `answers` is where the controller
+  /// takes up the output's answers (``ControllerConfiguration/answers``; its own queue by default).
   func makeSession(
-    decoders: any AudioDecoderFactory = SndfileDecoderFactory(), onSkipped: (@Sendable (PlayerError) -> Void)? = nil
+    decoders: any AudioDecoderFactory = SndfileDecoderFactory(), answers: Executor? = nil,
+    onSkipped: (@Sendable (PlayerError) -> Void)? = nil
   ) -> PlayerSession {
     let deadline = Duration.nanoseconds(Int64(self.deadline * 1e9))
     switch output {
@@ -50,14 +53,15 @@ struct OutputOptions: ParsableArguments {
       output.connectEarly()
       let controller = PlayerController(
         output: output, decoders: decoders,
-        configuration: ControllerConfiguration(deadline: deadline, onTrackSkipped: onSkipped))
+        configuration: ControllerConfiguration(deadline: deadline, onTrackSkipped: onSkipped, answers: answers))
       return PlayerSession(controller: controller, timeline: RealTimeline(), simulated: nil)
     case .simulated:
       let clock = VirtualClock()
       let output = SimulatedOutput(clock: clock)
       let controller = PlayerController(
         output: output, decoders: decoders,
-        configuration: ControllerConfiguration(deadline: deadline, clock: clock, onTrackSkipped: onSkipped))
+        configuration: ControllerConfiguration(
+          deadline: deadline, clock: clock, onTrackSkipped: onSkipped, answers: answers))
       return PlayerSession(controller: controller, timeline: VirtualTimeline(clock: clock), simulated: output)
     }
   }

@@ -1,3 +1,5 @@
+import Futures
+
 /// How a ``PlayerController`` waits on its output and reports what it skipped.
 public struct ControllerConfiguration: Sendable {
   /// How long the output has to confirm a step before the command fails with `timeout` (default 3 s).
@@ -6,16 +8,23 @@ public struct ControllerConfiguration: Sendable {
   public var clock: any Clock<Duration>
   /// Told of each track that could not be opened while moving through the queue on its own (the track is
   /// skipped and the next one plays), and of each track whose file could not be read to its end (it stops
-  /// where its audio did, and the next one plays). Runs on the controller's queue.
+  /// where its audio did, and the next one plays). Runs on the controller's side, like observers.
   public var onTrackSkipped: (@Sendable (PlayerError) -> Void)?
+  /// Where the controller takes up a command once the output has answered: the command's future settles
+  /// there and observers run there. By default (nil) the controller's own serial queue. It must run jobs one
+  /// at a time, in order, and never in the call (a serial queue, an event loop): `splay serve` passes its
+  /// event loop, so that a confirmation becomes a reply on the socket's thread without a further hand-over.
+  /// Work that may block (opening a file) stays on the controller's queue.
+  public var answers: Executor?
 
   /// Creates a configuration.
   public init(
     deadline: Duration = .seconds(3), clock: any Clock<Duration> = ContinuousClock(),
-    onTrackSkipped: (@Sendable (PlayerError) -> Void)? = nil
+    onTrackSkipped: (@Sendable (PlayerError) -> Void)? = nil, answers: Executor? = nil
   ) {
     self.deadline = deadline
     self.clock = clock
     self.onTrackSkipped = onTrackSkipped
+    self.answers = answers
   }
 }

@@ -24,6 +24,8 @@ public final class PlayerController: Sendable {
     case refresh(Future<PlayerState, PlayerError>.Resolver)
     case recover(Future<PlayerState, PlayerError>.Resolver)
     case event(OutputEvent)
+    /// A new state stream: it starts from the current state, taken while no other job can publish.
+    case addStream(AsyncStream<PlayerState>.Continuation)
   }
 
   private struct Core: ~Copyable {
@@ -36,12 +38,23 @@ public final class PlayerController: Sendable {
     var closed = false
     /// The queue index and stream of the last track offered to the output for gapless playback.
     var offered: (index: Int, following: UInt64)?
+
+    /// Nothing is left to run: the next command starts the controller again.
+    mutating func release() {
+      awaited = nil
+      running = false
+      jobs.removeAll(keepingCapacity: jobs.capacity <= 64)
+      head = 0
+    }
   }
 
   private let output: any AudioOutput
   private let decoders: any AudioDecoderFactory
   private let configuration: ControllerConfiguration
   private let queue = DispatchQueue(label: "splay.controller")
+  /// Where answers of the output are taken up (``ControllerConfiguration/answers``, or `queue`).
+  private let answers: Executor
+  private let answersOnQueue: Bool
   private let core: Lock<Core>
   private let observers = StateObservers()
 
@@ -56,7 +69,9 @@ public final class PlayerController: Sendable {
     self.decoders = decoders
     self.configuration = configuration
     self.core = Lock(Core(machine: PlayerStateMachine(state: initialState)))
-    output.deliver(on: queue)
+    self.answers = configuration.answers ?? .queue(queue)
+    self.answersOnQueue = configuration.answers == nil
+    output.deliver(on: answers)
     output.setEventHandler { [weak self] event in self?.enqueue(.event(event)) }
   }
 
@@ -117,8 +132,8 @@ public final class PlayerController: Sendable {
   /// Starts a command that found the controller idle on the caller's thread, up to the request to the output:
   /// waking the controller's queue only to issue a cork costs a thread hand-over (about 50 µs on this
   /// machine), as long as the rest of the command. Only steps that ask the output without blocking run here,
-  /// and nothing is settled or published here: the output's answer continues on the queue, as always, so
-  /// callbacks and observers still run there. Anything else (opening a file, a command that completes or is
+  /// and nothing is settled or published here: the output's answer is taken up where answers always are
+  /// (``ControllerConfiguration/answers``), so callbacks and observers still run there. Anything else (opening a file, a command that completes or is
   /// refused without the output) goes to the queue as if it had been queued. The caller holds the controller
   /// (`running`), so commands sent meanwhile queue up behind it.
   private func start(_ command: PlayerCommand, _ resolver: Future<PlayerState, PlayerError>.Resolver) {
@@ -130,8 +145,8 @@ public final class PlayerController: Sendable {
     }
     let work = perform(step, for: command.name)
     if !work.isSettled { resolver.onCancel { work.cancel() } }
-    work.always(on: .queue(queue)) { [self] outcome in
-      if settle(step, command: command.name, outcome: outcome, resolver: resolver) == .done { runNext() }
+    work.always(on: answers) { [self] outcome in
+      if settle(step, command: command.name, outcome: outcome, resolver: resolver) == .done { goOn() }
     }
   }
 
@@ -178,7 +193,9 @@ public final class PlayerController: Sendable {
   }
 
   /// Subscribes `body` to every published state, in order, starting with the next one. `body` runs on the
-  /// controller's queue and must return quickly; keep the returned observation to stay subscribed.
+  /// controller's side, one call at a time: on its queue, or where ``ControllerConfiguration/answers`` says
+  /// when the state comes from an answer of the output. It must return quickly; keep the returned
+  /// observation to stay subscribed.
   public func observe(_ body: @escaping @Sendable (PlayerState) -> Void) -> StateObservation {
     let id = observers.add(body)
     return StateObservation { [observers] in observers.remove(id) }
@@ -187,10 +204,8 @@ public final class PlayerController: Sendable {
   /// An async sequence of every published state, in order, starting with the current state.
   public func states() -> AsyncStream<PlayerState> {
     AsyncStream(bufferingPolicy: .unbounded) { continuation in
-      queue.async { [self] in
-        continuation.yield(state)
-        observers.add(continuation)
-      }
+      // As a job: states are published by the job in flight only, which may run off the queue.
+      if !enqueue(.addStream(continuation)) { continuation.finish() }
     }
   }
 
@@ -212,6 +227,7 @@ public final class PlayerController: Sendable {
         resolver.reject(.invalidState(command: command.name, state: "shut down"))
       case .refresh(let resolver): resolver.reject(.invalidState(command: "status", state: "shut down"))
       case .recover(let resolver): resolver.reject(.invalidState(command: "reconnect", state: "shut down"))
+      case .addStream(let continuation): continuation.finish()
       case .event: break
       }
     }
@@ -227,15 +243,24 @@ public final class PlayerController: Sendable {
 
   // MARK: - The serial queue
 
-  private func enqueue(_ job: Job) {
-    let start = core.withLock { core -> Bool in
-      if core.closed, case .event = job { return false }
+  /// Queues `job`; returns false when the controller is shut down and the job is an event or a new state
+  /// stream, which are then dropped (commands are refused when their turn comes).
+  @discardableResult
+  private func enqueue(_ job: Job) -> Bool {
+    let (added, start) = core.withLock { core -> (Bool, Bool) in
+      if core.closed {
+        switch job {
+        case .event, .addStream: return (false, false)
+        default: break
+        }
+      }
       core.jobs.append(job)
-      guard !core.running else { return false }
+      guard !core.running else { return (true, false) }
       core.running = true
-      return true
+      return (true, true)
     }
     if start { queue.async { self.runNext() } }
+    return added
   }
 
   /// Takes the next job; runs on `queue`. When the job finishes (possibly later, on an acknowledgement),
@@ -259,6 +284,10 @@ public final class PlayerController: Sendable {
       case .event(let event): progress = handle(event)
       case .refresh(let resolver): progress = refresh(resolver)
       case .recover(let resolver): progress = recover(resolver)
+      case .addStream(let continuation):
+        continuation.yield(state)
+        observers.add(continuation)
+        progress = .done
       }
       if progress == .waiting { return }
     }
@@ -269,11 +298,8 @@ public final class PlayerController: Sendable {
   /// has been played. A file that cannot be opened is left to the usual path, which reports and skips it when
   /// the current track ends.
   private func offerUpcomingIfDue() {
-    guard output.playsGapless else { return }
     let due = core.withLock { core -> (path: String, following: UInt64)? in
-      guard let upcoming = core.machine.upcoming,
-        core.offered?.index != upcoming.index || core.offered?.following != upcoming.following
-      else { return nil }
+      guard offerIsDue(core), let upcoming = core.machine.upcoming else { return nil }
       core.offered = (upcoming.index, upcoming.following)
       return (upcoming.path, upcoming.following)
     }
@@ -281,13 +307,29 @@ public final class PlayerController: Sendable {
     _ = output.prepareNext(decoder, following: due.following)
   }
 
+  /// Goes on after a job finished where answers are taken up: with the next jobs right here when that is the
+  /// controller's queue; otherwise on the queue (where opening a file may block) when anything is left to do,
+  /// or, with nothing waiting, by releasing the controller here, without waking the queue.
+  private func goOn() {
+    if answersOnQueue { return runNext() }
+    let released = core.withLock { core -> Bool in
+      guard core.head >= core.jobs.count, !offerIsDue(core) else { return false }
+      core.release()
+      return true
+    }
+    if !released { queue.async { self.runNext() } }
+  }
+
+  private func offerIsDue(_ core: borrowing Core) -> Bool {
+    guard output.playsGapless, let upcoming = core.machine.upcoming else { return false }
+    return core.offered?.index != upcoming.index || core.offered?.following != upcoming.following
+  }
+
   private func takeJob() -> Job? {
     core.withLock { core -> Job? in
       core.awaited = nil
       guard core.head < core.jobs.count else {
-        core.running = false
-        core.jobs.removeAll(keepingCapacity: core.jobs.capacity <= 64)
-        core.head = 0
+        core.release()
         return nil
       }
       let job = core.jobs[core.head]
@@ -301,13 +343,13 @@ public final class PlayerController: Sendable {
   }
 
   /// Continues with `body` once `future` settles: at once when it already has (an output that answered in the
-  /// call, the simulated one), otherwise from the controller's queue when the answer comes.
+  /// call, the simulated one), otherwise where answers are taken up when it comes.
   private func whenSettled<T>(
     _ future: Future<T, PlayerError>, _ body: @escaping @Sendable (Outcome<T, PlayerError>) -> Progress
   ) -> Progress {
     if let outcome = future.outcome { return body(outcome) }
-    future.always(on: .queue(queue)) { [self] outcome in
-      if body(outcome) == .done { runNext() }
+    future.always(on: answers) { [self] outcome in
+      if body(outcome) == .done { goOn() }
     }
     return .waiting
   }
@@ -387,19 +429,19 @@ public final class PlayerController: Sendable {
   /// Moves to the next track on the output's behalf (the previous one finished). A track that cannot be
   /// opened is reported and skipped; when none is left, the queue has ended.
   private func advance(_ step: OutputStep) -> Progress {
-    perform(step, for: "next").always(on: .queue(queue)) { [self] outcome in
+    perform(step, for: "next").always(on: answers) { [self] outcome in
       guard case .failure(let error) = outcome, error.isFileError,
         case .open(let queue, let index, _, let then) = step
       else {
-        if settle(step, command: "next", outcome: outcome, resolver: nil) == .done { runNext() }
+        if settle(step, command: "next", outcome: outcome, resolver: nil) == .done { goOn() }
         return
       }
       configuration.onTrackSkipped?(error)
       if index + 1 < queue.count {
-        if advance(.open(queue: queue, index: index + 1, seconds: 0, then: then)) == .done { runNext() }
+        if advance(.open(queue: queue, index: index + 1, seconds: 0, then: then)) == .done { goOn() }
       } else {
         if let published = core.withLock({ $0.machine.endQueue() }) { observers.publish(published) }
-        runNext()
+        goOn()
       }
     }
     return .waiting

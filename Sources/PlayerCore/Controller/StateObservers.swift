@@ -40,8 +40,8 @@ final class StateObservers: Sendable {
   /// How many subscribers there are (for leak tests).
   var count: Int { entries.withLock { $0.callbacks.count + $0.streams.count } }
 
-  /// Tells everyone of `state`. Called from the controller's queue only, so the order is the publication order;
-  /// the callbacks run outside the lock so that one may unsubscribe from inside.
+  /// Tells everyone of `state`. Called only by the controller's one running job, so the order is the
+  /// publication order; the callbacks run outside the lock so that one may unsubscribe from inside.
   func publish(_ state: PlayerState) {
     let (callbacks, streams) = entries.withLock { e in
       (e.callbacks.sorted { $0.key < $1.key }.map(\.value), Array(e.streams.values))

@@ -88,10 +88,11 @@ public protocol AudioOutput: AnyObject, Sendable {
   /// Sets the receiver of ``OutputEvent``s; called once, before the first `open`.
   func setEventHandler(_ handler: @escaping @Sendable (OutputEvent) -> Void)
 
-  /// Asks the output to settle its futures and report its events on `queue` (the consumer's own serial
-  /// queue), so that an answer from the server reaches the consumer with one thread wake-up instead of two;
-  /// called once, before the first `open`. Outputs that answer in the call ignore it.
-  func deliver(on queue: DispatchQueue)
+  /// Asks the output to settle its futures and report its events on `executor` (the consumer's own serial
+  /// queue or event loop), so that an answer from the server reaches the consumer with one thread wake-up
+  /// instead of two; called once, before the first `open`. The executor must hand jobs to another thread, not
+  /// run them in the call. Outputs that answer in the call ignore it.
+  func deliver(on executor: Executor)
 
   /// Whether ``prepareNext(_:following:)`` can make tracks follow each other without a gap; when false the
   /// controller does not open the next track before the current one has finished.
@@ -108,7 +109,7 @@ public protocol AudioOutput: AnyObject, Sendable {
 
 extension AudioOutput {
   /// Outputs that answer in the call have nothing to deliver later.
-  public func deliver(on queue: DispatchQueue) {}
+  public func deliver(on executor: Executor) {}
 
   /// Outputs that do not implement gapless playback play one stream per track.
   public var playsGapless: Bool { false }

@@ -11,13 +11,14 @@ import Synchronization
 /// returns resolves on the server's acknowledgement of the operation.
 ///
 /// Threads: one `pa_threaded_mainloop` runs libpulse. Its callbacks copy audio and record acknowledgements;
-/// they never decode, wait or run user code — futures are settled from the consumer's queue
+/// they never decode, wait or run user code — futures are settled from the consumer's executor
 /// (``deliver(on:)``, the controller's) or else from `settleQueue`, so a continuation can call straight back
 /// into this output. Decoding runs on `decodeQueue`, into a ``SampleRing``.
 ///
 /// Which acknowledgement settles which operation:
 /// - `start`: the uncork (`pa_stream_cork(s, 0)`) callback, after the ring was prefilled;
-/// - `pause`: the cork callback and a fresh timing update requested with it, which freezes the position;
+/// - `pause`: the cork callback and the fresh timing update libpulse requests right behind it, which freezes
+///   the position;
 /// - `seek`: cork (if running), flush, a timing update, refill, uncork (if it was running);
 /// - `stop`: cork and flush;
 /// - `setVolume`: `pa_context_set_sink_input_volume`'s callback;
@@ -57,8 +58,9 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
   private let configuration: Configuration
   private let mainloop: OpaquePointer
   private let settleQueue = DispatchQueue(label: "splay.pulse.settle")
-  /// The consumer's queue, when it gave one (``deliver(on:)``); `settleQueue` otherwise.
-  private let deliveryQueue = Lock<DispatchQueue?>(nil)
+  /// Where futures settle and events are reported: the consumer's executor, when it gave one
+  /// (``deliver(on:)``), `settleQueue` otherwise.
+  private let delivery = Lock<Executor?>(nil)
   private let decodeQueue = DispatchQueue(label: "splay.pulse.decode", qos: .userInitiated)
   private let handler = Lock<(@Sendable (OutputEvent) -> Void)?>(nil)
   private let fillScheduled = Atomic<Bool>(false)
@@ -1082,14 +1084,14 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
 
   /// Settles futures off the mainloop thread, so continuations never run there.
   private func settle(_ body: @escaping @Sendable () -> Void) {
-    (deliveryQueue.withLock { $0 } ?? settleQueue).async(execute: body)
+    (delivery.withLock { $0 } ?? .queue(settleQueue)).execute(body)
   }
 
-  /// Settles futures and reports events on `queue` from now on (the controller's queue): the answer then
-  /// wakes one thread, which goes on with the controller's work, instead of a thread of `settleQueue` that
-  /// hands it over to another.
-  public func deliver(on queue: DispatchQueue) {
-    deliveryQueue.withLock { $0 = queue }
+  /// Settles futures and reports events on `executor` from now on (the controller's): the answer then wakes
+  /// one thread, which goes on with the controller's work, instead of a thread of `settleQueue` that hands it
+  /// over to another. `executor` must not run jobs in the call: they would run on the mainloop thread.
+  public func deliver(on executor: Executor) {
+    delivery.withLock { $0 = executor }
   }
 
   static func paVolume(_ percent: Int) -> pa_volume_t {
