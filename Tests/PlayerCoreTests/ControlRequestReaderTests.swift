@@ -42,6 +42,19 @@ import Testing
     }
   }
 
+  @Test func aCommandNameReadByBytesIsTheNameReadByCharacters() async {
+    // Mostly ASCII with blanks, controls and capitals around and inside, sometimes any scalar at all.
+    let ascii = Gen.uint32(in: 0...0x7F).map { Character(Unicode.Scalar($0) ?? " ") }.string(of: 0...10)
+    let blanks = Gen.element(of: [" ", "\t", " \t", "\r\n", "\u{0B}", "", "\u{A0}"]).map { $0 ?? "" }
+    await propertyCheck(count: 2_000, input: ascii, Self.text, blanks, Gen.int(in: 0...3)) {
+      word, any, blank, shape in
+      let command = shape == 0 ? blank + any + blank : blank + word.uppercased() + blank + word + blank
+      let byCharacters = String(command.drop { $0.isBlank }.reversed().drop { $0.isBlank }.reversed()).lowercased()
+      #expect(ControlRequest.commandName(command) == byCharacters, "\(Array(command.unicodeScalars))")
+    }
+    #expect(ControlRequest.commandName(" \tPaUsE\t ") == "pause")
+  }
+
   @Test func numbersAsArgumentsReadAsJSONDecoderReadsThem() {
     let cases: [(String, String?)] = [
       ("12", "12"), ("-0", "0"), ("1.5", "1.5"), ("1e2", "100"), ("1E+2", "100"), ("-0.0", "0"), ("2.50", "2.5"),
