@@ -1,5 +1,5 @@
 /// A one-shot timer on any clock. On the continuous clock (the default of every timed combinator) it is one
-/// of the ``ContinuousDeadlines``, which a single sleeping task watches for the whole process; on any other
+/// of the ``ContinuousDeadlines``, which a single dispatch timer watches for the whole process; on any other
 /// clock (a manual test clock, a virtual clock) it is a task of its own that sleeps on that clock. Nothing
 /// blocks a thread while it waits.
 ///

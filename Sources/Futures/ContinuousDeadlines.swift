@@ -1,17 +1,19 @@
-/// Deadlines on the continuous clock, watched by a single sleeping task for all of them.
+import Dispatch
+
+/// Deadlines on the continuous clock, watched by a single dispatch timer for all of them.
 ///
 /// Why not a task per timer: starting a sleeping task and cancelling it wake the cooperative pool twice per
 /// timeout, on the very threads the timed work needs; a player that puts a deadline on every command paid
-/// about three context switches per command for it. Here a deadline later than the one the watcher sleeps
-/// until wakes nothing, and a cancelled one is only forgotten: the watcher wakes at the earliest deadline it
-/// was given, drops what was cancelled and sleeps until the next live one, or ends when none is left. A
-/// steady stream of commands with 3-second deadlines costs one wake-up every three seconds.
+/// about three context switches per command for it. Here the timer is armed for the earliest deadline only:
+/// a later deadline wakes nothing, a cancelled one is only forgotten, and when the timer fires it drops what
+/// was cancelled and is armed again for the next live deadline. A steady stream of commands with 3-second
+/// deadlines costs one wake-up every three seconds.
 ///
-/// A deadline earlier than the watcher's starts a new watcher for it, which takes over; the one it replaced
-/// ends when it wakes. Every watcher fires what is due when it wakes, so nothing waits for a superseded one.
+/// The timer runs on a dispatch queue of its own, not in the cooperative pool: a deadline still fires when
+/// every thread of the pool is blocked (as synchronous tests beside it do for seconds), which the sleeping
+/// tasks it replaced could not promise.
 ///
-/// `fire` runs on a thread of the cooperative pool and must return quickly (settling a future is what it is
-/// for).
+/// `fire` runs on that queue and must return quickly (settling a future is what it is for).
 final class ContinuousDeadlines: Sendable {
   /// The process's deadlines.
   static let shared = ContinuousDeadlines()
@@ -26,30 +28,42 @@ final class ContinuousDeadlines: Sendable {
     var heap: [Entry] = []
     var actions: [UInt64: @Sendable () -> Void] = [:]
     var nextID: UInt64 = 0
-    /// The watcher in charge and the instant it sleeps until; nil when none is.
-    var watcher: (generation: UInt64, until: ContinuousClock.Instant)?
-    var generations: UInt64 = 0
-    /// Watchers started so far (tests check that later deadlines start none).
-    var watchersStarted = 0
+    /// What the timer is armed for; nil when it is not armed.
+    var armedFor: ContinuousClock.Instant?
+    /// Times a new deadline had to arm the timer (tests check that later deadlines do not).
+    var armings = 0
   }
 
   private let state = Lock(State())
+  private let queue = DispatchQueue(label: "splay.futures.deadlines")
+  // A dispatch source is safe to use from any thread; it is only armed with `state`'s lock held, so that two
+  // deadlines arming it at once cannot leave it armed for the later one.
+  nonisolated(unsafe) private let timer: any DispatchSourceTimer
+
+  init() {
+    timer = DispatchSource.makeTimerSource(queue: queue)
+    timer.setEventHandler { [weak self] in self?.fireDue() }
+    timer.resume()
+  }
+
+  deinit {
+    timer.cancel()
+  }
 
   /// Calls `fire` once `deadline` has passed, unless ``cancel(_:)`` comes first.
   func schedule(at deadline: ContinuousClock.Instant, _ fire: @escaping @Sendable () -> Void) -> UInt64 {
-    let (id, watcher) = state.withLock { state -> (UInt64, UInt64?) in
+    state.withLock { state in
       state.nextID += 1
       let id = state.nextID
       state.actions[id] = fire
       Self.push(Entry(deadline: deadline, id: id), into: &state.heap)
-      if let watcher = state.watcher, watcher.until <= deadline { return (id, nil) }
-      state.generations += 1
-      state.watcher = (state.generations, deadline)
-      state.watchersStarted += 1
-      return (id, state.generations)
+      if state.armedFor.map({ deadline < $0 }) ?? true {
+        state.armedFor = deadline
+        state.armings += 1
+        arm(for: deadline)
+      }
+      return id
     }
-    if let watcher { startWatcher(watcher, until: deadline) }
-    return id
   }
 
   /// Forgets the deadline `id`: its `fire` does not run (unless it is running already).
@@ -72,51 +86,39 @@ final class ContinuousDeadlines: Sendable {
   /// Entries still held, cancelled ones included (for tests: they must not pile up).
   var heldCount: Int { state.withLock { $0.heap.count } }
 
-  /// Watchers started so far (for tests).
-  var watchersStarted: Int { state.withLock { $0.watchersStarted } }
+  /// Times a new deadline armed the timer (for tests).
+  var armings: Int { state.withLock { $0.armings } }
 
-  private func startWatcher(_ generation: UInt64, until first: ContinuousClock.Instant) {
-    Task.detached { [self] in
-      var until = first
-      while true {
-        // Nothing cancels a watcher: it always wakes, fires what is due and decides whether it goes on.
-        try? await ContinuousClock().sleep(until: until, tolerance: nil)
-        let (due, next) = wake(generation)
-        for fire in due { fire() }
-        guard let next else { return }
-        until = next
-      }
-    }
+  /// Arms the timer for `deadline` (lock held).
+  private func arm(for deadline: ContinuousClock.Instant) {
+    let (seconds, attoseconds) = ContinuousClock.now.duration(to: deadline).components
+    let nanoseconds = seconds < 0 ? 0 : min(seconds, 1 << 32) * 1_000_000_000 + max(attoseconds, 0) / 1_000_000_000
+    timer.schedule(deadline: .now() + .nanoseconds(Int(nanoseconds)), leeway: .nanoseconds(0))
   }
 
-  /// Takes the actions that are due; returns the instant to sleep until when this watcher is still in charge
-  /// and something is left to watch.
-  private func wake(_ generation: UInt64) -> ([@Sendable () -> Void], ContinuousClock.Instant?) {
-    state.withLock { state in
+  /// The timer fired (on `queue`): runs what is due and arms the timer for the next live deadline.
+  private func fireDue() {
+    let due = state.withLock { state -> [@Sendable () -> Void] in
       let now = ContinuousClock.now
       var due: [@Sendable () -> Void] = []
-      var next: ContinuousClock.Instant?
+      state.armedFor = nil
       while let top = state.heap.first {
         guard let action = state.actions[top.id] else {
           Self.popFirst(from: &state.heap)
           continue
         }
         guard top.deadline <= now else {
-          next = top.deadline
+          state.armedFor = top.deadline
+          arm(for: top.deadline)
           break
         }
         Self.popFirst(from: &state.heap)
         state.actions[top.id] = nil
         due.append(action)
       }
-      guard state.watcher?.generation == generation else { return (due, nil) }
-      if let next {
-        state.watcher = (generation, next)
-      } else {
-        state.watcher = nil
-      }
-      return (due, next)
+      return due
     }
+    for fire in due { fire() }
   }
 
   private static func push(_ entry: Entry, into heap: inout [Entry]) {

@@ -5,10 +5,11 @@ extension Future {
   /// When the time is up, the returned future fails and stops waiting on this one, which is therefore
   /// cancelled (its resolver's `onCancel` handlers run) unless something else still waits on it. No thread
   /// blocks while it waits, and any `Clock<Duration>` works, including a manual test clock. On the continuous
-  /// clock (the default) the deadline joins those that one sleeping task watches for the whole process, so
-  /// a timeout that is met costs no thread a wake-up; on other clocks a task sleeps for it. Either way the
-  /// failure is delivered on a thread of the cooperative pool. Cancelling the returned future cancels the
-  /// timer and, by the same rule, this future.
+  /// clock (the default) the deadline joins those that one dispatch timer watches for the whole process, so
+  /// a timeout that is met costs no thread a wake-up, and the failure is delivered on that timer's queue
+  /// (outside the cooperative pool, so it comes even while the pool's threads are all blocked); on other
+  /// clocks a task sleeps for it and the failure is delivered on a thread of the pool. Cancelling the
+  /// returned future cancels the timer and, by the same rule, this future.
   ///
   /// ```swift
   /// output.seek(to: position)

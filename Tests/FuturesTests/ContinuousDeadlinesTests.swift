@@ -1,9 +1,14 @@
+import Dispatch
 import Synchronization
 import Testing
 
 @testable import Futures
 
-/// Timers on the continuous clock, which one sleeping task watches for the whole process (the other clocks
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// Timers on the continuous clock, which one dispatch timer watches for the whole process (the other clocks
 /// use a sleeping task each and are covered by TimeTests).
 @Suite("Deadlines on the continuous clock")
 struct ContinuousDeadlinesTests {
@@ -26,7 +31,7 @@ struct ContinuousDeadlinesTests {
     #expect(deadlines.pendingCount == 0)
   }
 
-  @Test("later deadlines wake nothing: a thousand of them start one watcher")
+  @Test("later deadlines wake nothing: a thousand of them arm the timer once")
   func laterDeadlinesStartNoWatcher() {
     let deadlines = ContinuousDeadlines()
     let start = ContinuousClock.now
@@ -34,7 +39,7 @@ struct ContinuousDeadlinesTests {
       let id = deadlines.schedule(at: start.advanced(by: .seconds(60) + .milliseconds(i))) {}
       if i % 2 == 0 { deadlines.cancel(id) }
     }
-    #expect(deadlines.watchersStarted == 1, "a deadline later than the watched one must not start a task")
+    #expect(deadlines.armings == 1, "a deadline later than the one the timer is armed for must not arm it")
     #expect(deadlines.pendingCount == 500)
   }
 
@@ -42,12 +47,12 @@ struct ContinuousDeadlinesTests {
   func anEarlierDeadlineFiresOnTime() async {
     let deadlines = ContinuousDeadlines()
     let far = deadlines.schedule(at: .now.advanced(by: .seconds(30))) {}
-    // Let the first watcher go to sleep until the far deadline before the near one comes.
+    // Let the timer be armed for the far deadline before the near one comes.
     try? await Task.sleep(for: .milliseconds(50))
     let near = Mutex(false)
     _ = deadlines.schedule(at: .now.advanced(by: .milliseconds(30))) { near.withLock { $0 = true } }
-    #expect(deadlines.watchersStarted == 2)
-    // Without a watcher of its own the near deadline would fire with the far one, 30 s later; a task that
+    #expect(deadlines.armings == 2)
+    // Without arming the timer again the near deadline would fire with the far one, 30 s later; a task that
     // sleeps one second is the reference it must beat.
     let referenceDone = Mutex(false)
     let reference = Task {
@@ -60,7 +65,7 @@ struct ContinuousDeadlinesTests {
     deadlines.cancel(far)
   }
 
-  @Test("deadlines keep firing in order after the watcher slept through cancelled ones")
+  @Test("deadlines keep firing in order after the timer came up on cancelled ones")
   func theWatcherGoesOnAfterCancelledDeadlines() async {
     let deadlines = ContinuousDeadlines()
     let order = Mutex<[Int]>([])
@@ -72,7 +77,27 @@ struct ContinuousDeadlinesTests {
     #expect(await eventually { order.withLock { $0.count } == 2 })
     #expect(order.withLock { $0 } == [1, 2])
     #expect(deadlines.pendingCount == 0)
-    #expect(deadlines.watchersStarted == 1)
+    #expect(deadlines.armings == 1)
+  }
+
+  @Test("a deadline fires while every thread of the cooperative pool is blocked")
+  func aDeadlineFiresWithThePoolBlocked() async {
+    let deadlines = ContinuousDeadlines()
+    let threads = max(2, sysconf(Int32(_SC_NPROCESSORS_ONLN)))
+    // Watched from a dispatch thread, since the pool's own threads are the ones being blocked.
+    let fired = await withCheckedContinuation { (done: CheckedContinuation<Bool, Never>) in
+      DispatchQueue.global().async {
+        let release = DispatchSemaphore(value: 0)
+        let fire = DispatchSemaphore(value: 0)
+        for _ in 0..<threads { Task.detached { release.wait() } }
+        usleep(50_000)
+        _ = deadlines.schedule(at: .now.advanced(by: .milliseconds(20))) { fire.signal() }
+        let result = fire.wait(timeout: .now() + 2) == .success
+        for _ in 0..<threads { release.signal() }
+        done.resume(returning: result)
+      }
+    }
+    #expect(fired, "a deadline that needs the cooperative pool waits for a blocked thread")
   }
 
   @Test("20,000 cancelled deadlines do not pile up")

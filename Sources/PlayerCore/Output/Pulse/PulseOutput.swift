@@ -864,19 +864,20 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
   /// waiters over with its first chunks, so a start or a seek waits for 50 ms of audio, not for two seconds.
   private func prefill() -> Future<Void, PlayerError> {
     let (future, resolver) = Future<Void, PlayerError>.pending()
-    locked {
+    let ready = locked { () -> Bool in
       guard let ring else {
         settle { resolver.reject(.outputFailed(operation: "start", detail: "no stream is open")) }
-        return
+        return false
       }
-      if prefilledLocked(ring) {
-        settle { resolver.resolve() }
-        return
-      }
+      if prefilledLocked(ring) { return true }
       prefillWaiters.append(resolver)
       // A fill normally is on its way (opening and seeking start one); this makes sure of it.
       scheduleFill(evenAboveTheMark: true)
+      return false
     }
+    // Resolved here, on the caller's thread and outside the lock: handing an audio that is already there to
+    // the delivery executor cost a resume a thread hand-over before its uncork could even be sent.
+    if ready { resolver.resolve() }
     return future
   }
 
