@@ -44,8 +44,8 @@ import Testing
   @Test func everyStateAndMessageIsWrittenAsFoundationWritesIt() async {
     await propertyCheck(
       count: 500, input: Self.text, Self.awkwardText, Gen.double(in: -1e9...1e9), Gen.int64(in: 0...(1 << 40)),
-      Gen.int(in: 0...12)
-    ) { text, awkward, seconds, frames, error in
+      Gen.int(in: 0...12), Gen.int64(in: .min ... .max)
+    ) { text, awkward, seconds, frames, error, number in
       let state = Self.state(text: text, awkward: awkward, seconds: seconds, frames: frames, error: error)
       let stateLine = try Self.foundationLine(state)
       var json = JSONWriter()
@@ -58,6 +58,7 @@ import Testing
       // The envelope's keys in sorted order, around pieces that Foundation wrote.
       let expected: [(ControlMessage, String)] = [
         (.success(id: .number(frames), state: state), "{\"id\":\(frames),\"ok\":true,\"state\":\(stateLine)}"),
+        (.success(id: .number(number), state: state), "{\"id\":\(number),\"ok\":true,\"state\":\(stateLine)}"),
         (.success(id: .string(text), state: state), "{\"id\":\(quoted),\"ok\":true,\"state\":\(stateLine)}"),
         (.success(id: nil, state: state), "{\"id\":null,\"ok\":true,\"state\":\(stateLine)}"),
         (.event(state), "{\"event\":\"state\",\"state\":\(stateLine)}"),

@@ -174,9 +174,9 @@ final class ControlConnectionHandler: ChannelDuplexHandler {
 
   @discardableResult
   private func write(_ message: ControlMessage, context: ChannelHandlerContext) -> EventLoopFuture<Void> {
-    let line = message.line()
-    var buffer = context.channel.allocator.buffer(capacity: line.utf8.count)
-    buffer.writeString(line)
+    let line = message.lineBytes()
+    var buffer = context.channel.allocator.buffer(capacity: line.count)
+    buffer.writeBytes(line)
     let promise = context.eventLoop.makePromise(of: Void.self)
     context.writeAndFlush(wrapOutboundOut(buffer), promise: promise)
     return promise.futureResult

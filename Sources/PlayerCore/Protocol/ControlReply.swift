@@ -9,14 +9,20 @@ public enum ControlMessage: Sendable {
 
   /// The message as one line of JSON, with its newline.
   public func line() -> String {
+    String(decoding: lineBytes(), as: UTF8.self)
+  }
+
+  /// The UTF-8 of ``line()``, as the socket sends it (no string made only to be copied out again).
+  public func lineBytes() -> [UInt8] {
     var json = JSONWriter()
     do {
       try write(to: &json)
     } catch {
       // A position that is not a number (which no output reports): the reply still says it failed.
-      return "{\"ok\":false}\n"
+      return Array("{\"ok\":false}\n".utf8)
     }
-    return json.text + "\n"
+    json.newline()
+    return json.bytes
   }
 
   /// Keys in sorted order: `error`, `event`, `id`, `ok`, `state`.

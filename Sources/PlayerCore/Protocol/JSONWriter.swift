@@ -24,8 +24,9 @@ struct JSONWriter {
     ascii.withUTF8Buffer { bytes.append(contentsOf: $0) }
   }
 
-  private mutating func append(text string: String) {
-    bytes.append(contentsOf: string.utf8)
+  /// Ends the line.
+  mutating func newline() {
+    append("\n")
   }
 
   /// Writes an object whose members `body` writes.
@@ -54,7 +55,25 @@ struct JSONWriter {
 
   mutating func field(_ key: StaticString, _ value: some BinaryInteger) {
     self.key(key)
-    append(text: String(value))
+    if value < 0 { append("-") }
+    digits(of: UInt64(value.magnitude))
+  }
+
+  /// Decimal digits written straight into the bytes: `String(value)` goes through the generic
+  /// `BinaryInteger` description and allocates a string per number (the largest part of writing a reply,
+  /// profiled cold on the socket path).
+  private mutating func digits(of value: UInt64) {
+    var magnitude = value
+    // The 20 digits of a UInt64 at most, least significant first.
+    withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+      var count = 0
+      repeat {
+        digits[count] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+        magnitude /= 10
+        count += 1
+      } while magnitude > 0
+      for index in stride(from: count - 1, through: 0, by: -1) { bytes.append(digits[index]) }
+    }
   }
 
   mutating func field(_ key: StaticString, _ value: Double) throws {
@@ -91,6 +110,12 @@ struct JSONWriter {
   /// else: slashes and non-ASCII characters are written as they are, as `.withoutEscapingSlashes` does.
   mutating func string(_ value: String) {
     append("\"")
+    // Most strings need no escape at all: then they are copied in one go.
+    guard value.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) else {
+      bytes.append(contentsOf: value.utf8)
+      append("\"")
+      return
+    }
     for byte in value.utf8 {
       switch byte {
       case UInt8(ascii: "\""): append("\\\"")
