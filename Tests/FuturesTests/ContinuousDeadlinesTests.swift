@@ -31,6 +31,21 @@ struct ContinuousDeadlinesTests {
     #expect(deadlines.pendingCount == 0)
   }
 
+  @Test("a timeout on the continuous clock passes the outcome through, and cancelling it cancels its source")
+  func timeoutPassesThroughAndCancels() async {
+    let (met, metResolver) = Future<Int, TestError>.pending()
+    let timed = met.timeout(.seconds(60), error: .timedOut)
+    metResolver.resolve(7)
+    #expect(await timed.settled == .success(7))
+
+    let (abandoned, abandonedResolver) = Future<Int, TestError>.pending()
+    let cancelled = abandoned.timeout(.seconds(60), error: .timedOut)
+    cancelled.cancel()
+    #expect(abandoned.outcome == .cancelled)
+    #expect(cancelled.outcome == .cancelled)
+    withExtendedLifetime(abandonedResolver) {}
+  }
+
   @Test("later deadlines wake nothing: a thousand of them arm the timer once")
   func laterDeadlinesStartNoWatcher() {
     let deadlines = ContinuousDeadlines()
