@@ -141,7 +141,14 @@ struct JSONReader {
   /// A string from its opening quote: escapes decoded, UTF-8 validated; nil if anything is wrong.
   private mutating func string() -> String? {
     index += 1
-    var utf8: [UInt8] = []
+    // Most strings have no escape: they are validated in place, without being copied byte by byte first.
+    let start = index
+    while let byte = current, byte != UInt8(ascii: "\""), byte != UInt8(ascii: "\\"), byte >= 0x20 { index += 1 }
+    if current == UInt8(ascii: "\"") {
+      index += 1
+      return String(validating: bytes[start..<index - 1], as: UTF8.self)
+    }
+    var utf8 = Array(bytes[start..<index])
     while let byte = current {
       index += 1
       switch byte {

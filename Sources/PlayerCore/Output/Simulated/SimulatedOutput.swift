@@ -330,11 +330,13 @@ public final class SimulatedOutput: AudioOutput {
 
   private func frame(of stream: Stream, at now: VirtualClock.Instant) -> Int64 {
     guard stream.running else { return stream.frame }
-    let elapsed = stream.since.duration(to: now)
-    let rate = stream.decoder.info.sampleRate
-    let seconds = elapsed.components.seconds
-    let atto = elapsed.components.attoseconds
-    let frames = seconds * Int64(rate) + Int64((Double(atto) / 1e18 * Double(rate)).rounded(.down))
+    let (seconds, attoseconds) = stream.since.duration(to: now).components
+    let rate = Int64(stream.decoder.info.sampleRate)
+    // In integers, to the nanosecond the clock schedules in: through a Double product, the end of a track
+    // scheduled for its last frame sometimes counted one frame less, so the track "ended" a frame early and
+    // a resume from there waited for a frame that no instant of `idle()` played (found by the model test,
+    // seed 318558979333723).
+    let frames = seconds * rate + (attoseconds / 1_000_000_000) * rate / 1_000_000_000
     return min(stream.frame + frames, stream.decoder.info.frames)
   }
 
@@ -361,9 +363,10 @@ public final class SimulatedOutput: AudioOutput {
     s.stream?.endToken = nil
     guard stream.running else { return }
     let info = stream.decoder.info
-    let remaining = Double(info.frames - stream.frame) / Double(info.sampleRate)
     let generation = s.generation
-    let token = clock.schedule(at: now.advanced(by: .nanoseconds(Int64((remaining * 1e9).rounded(.up))))) {
+    let token = clock.schedule(
+      at: now.advanced(by: .nanoseconds(Self.nanoseconds(toPlay: info.frames - stream.frame, at: info.sampleRate)))
+    ) {
       [self] in
       let (handler, finished) = state.withLock { s -> ((@Sendable (OutputEvent) -> Void)?, OutputConfirmation?) in
         guard s.generation == generation, s.stream != nil else { return (nil, nil) }
@@ -375,6 +378,13 @@ public final class SimulatedOutput: AudioOutput {
       if let finished { handler?(.trackFinished(finished)) }
     }
     s.stream?.endToken = token
+  }
+
+  /// The nanoseconds that `frames` take at `rate`, rounded up, so that the last frame has played by then.
+  static func nanoseconds(toPlay frames: Int64, at rate: Int) -> Int64 {
+    let (product, overflow) = frames.multipliedReportingOverflow(by: 1_000_000_000)
+    guard !overflow else { return Int64((Double(frames) / Double(rate) * 1e9).rounded(.up)) }
+    return (product + Int64(rate) - 1) / Int64(rate)
   }
 
   private func confirmation(_ s: State, _ now: VirtualClock.Instant) -> OutputConfirmation {
