@@ -35,6 +35,8 @@ struct Splay: AsyncParsableCommand {
 enum Main {
   static func main() async {
     let status: ExitStatus
+    // Before parsing, which takes as long as connecting and opening the first file it overlaps with.
+    EarlyStart.begin(arguments: CommandLine.arguments)
     do {
       var command = try Splay.parseAsRoot()
       if var asyncCommand = command as? any AsyncParsableCommand {

@@ -39,6 +39,22 @@ import Testing
     #expect(result.stderr.contains("start PulseAudio"))
   }
 
+  /// `play` connects to the default server before it has parsed its options (EarlyStart); an output the
+  /// options name is still the one used.
+  @Test(.enabled(if: PulseEnvironment.available, "needs the private PulseAudio server of `make test`"))
+  func theServerTheOptionsNameIsUsedEvenThoughTheDefaultOneAnswers() throws {
+    let result = try Splay.run([
+      "play", "--json", "--server", "unix:/nonexistent/other-socket", Splay.fixture("media/short-44k-stereo.flac"),
+    ])
+    #expect(result.status == 4, "\(result.stderr)")
+    #expect(result.stderr.contains("unix:/nonexistent/other-socket"))
+    let simulated = try Splay.run([
+      "play", "--json", "--output", "simulated", Splay.fixture("media/short-44k-stereo.flac"),
+    ])
+    #expect(simulated.status == 0, "\(simulated.stderr)")
+    #expect(simulated.statuses == ["stopped", "playing", "ended"])
+  }
+
   @Test func usageErrorsExitTwo() throws {
     #expect(try Splay.run(["play"]).status == 2)
     #expect(try Splay.run(["play", "--volume", "200", "x.flac"]).status == 2)

@@ -35,4 +35,18 @@ import Testing
     _ = try factory.open("b.flac")
     #expect(opener.opened.withLock { $0 } == ["missing.flac", "b.flac"])
   }
+
+  @Test func aPathCheckedTwiceIsOpenedOnceAndItsKeptDecoderIsTheOneHandedOut() throws {
+    let opener = CountingOpener()
+    let factory = ProbedDecoderFactory(opener: opener)
+    #expect(factory.keptDecoder(for: "a.flac") == nil)
+    try factory.check("a.flac")
+    let kept = try #require(factory.keptDecoder(for: "a.flac"))
+    #expect(factory.keptDecoder(for: "b.flac") == nil, "only the kept path's decoder")
+    // `splay play` checks its first file early (to prepare its stream) and again once its arguments are parsed.
+    try factory.check("a.flac")
+    #expect(opener.opened.withLock { $0 } == ["a.flac"])
+    #expect(try factory.open("a.flac") === kept, "peeking left the decoder for the controller")
+    #expect(factory.keptDecoder(for: "a.flac") == nil, "handed out once")
+  }
 }

@@ -46,9 +46,11 @@ struct PlayCommand: AsyncParsableCommand {
 
   func run() async throws {
     let skipped = Mutex(false)
-    // Made first, so that connecting to the audio server overlaps with probing the files.
-    let decoders = ProbedDecoderFactory()
-    let session = outputOptions.makeSession(decoders: decoders) { error in
+    // What began before the parse (connecting, the first file's stream) is taken over when it is what the
+    // options ask for; otherwise the output is made first, so that connecting overlaps with probing the files.
+    let early = EarlyStart.take(matching: outputOptions.pulseConfiguration)
+    let decoders = early?.decoders ?? ProbedDecoderFactory()
+    let session = outputOptions.makeSession(decoders: decoders, pulse: early?.output) { error in
       Console.error(error.message)
       skipped.withLock { $0 = true }
     }

@@ -40,16 +40,22 @@ struct OutputOptions: ParsableArguments {
     }
   }
 
+  /// What the PulseAudio output is configured with; nil when another output is chosen.
+  var pulseConfiguration: PulseOutput.Configuration? {
+    output == .pulse ? PulseOutput.Configuration(server: server, sink: sink) : nil
+  }
+
   /// Builds the output, a controller on it and the timeline scripts wait on; `answers` is where the controller
-  /// takes up the output's answers (``ControllerConfiguration/answers``; its own queue by default).
+  /// takes up the output's answers (``ControllerConfiguration/answers``; its own queue by default). `pulse` is
+  /// an output already made for ``pulseConfiguration`` (``EarlyStart``); otherwise one is made here.
   func makeSession(
     decoders: any AudioDecoderFactory = SndfileDecoderFactory(), answers: Executor? = nil,
-    onSkipped: (@Sendable (PlayerError) -> Void)? = nil
+    pulse: PulseOutput? = nil, onSkipped: (@Sendable (PlayerError) -> Void)? = nil
   ) -> PlayerSession {
     let deadline = Duration.nanoseconds(Int64(self.deadline * 1e9))
     switch output {
     case .pulse:
-      let output = PulseOutput(configuration: PulseOutput.Configuration(server: server, sink: sink))
+      let output = pulse ?? PulseOutput(configuration: PulseOutput.Configuration(server: server, sink: sink))
       output.connectEarly()
       let controller = PlayerController(
         output: output, decoders: decoders,

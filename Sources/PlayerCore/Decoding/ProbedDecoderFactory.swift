@@ -28,11 +28,19 @@ public final class ProbedDecoderFactory: AudioDecoderFactory {
   }
 
   /// Opens `path` to check that it can be played; the first decoder opened this way is kept for the
-  /// controller's first `open` of the same path, the others are closed at once.
+  /// controller's first `open` of the same path, the others are closed at once. A path whose decoder is
+  /// kept was checked already and is not opened again.
   public func check(_ path: String) throws(PlayerError) {
+    if kept.withLock({ $0?.path == path }) { return }
     let decoder = try opener.open(path)
     kept.withLock { kept in
       if kept == nil { kept = (path, decoder) }
     }
+  }
+
+  /// The decoder kept for `path`, left in place for the controller's `open` (an output may prepare a stream
+  /// for it meanwhile: ``PulseOutput/prepare(_:)``); nil when another path's decoder, or none, is kept.
+  public func keptDecoder(for path: String) -> (any AudioDecoder)? {
+    kept.withLock { $0?.path == path ? $0?.decoder : nil }
   }
 }

@@ -35,7 +35,7 @@ import Synchronization
 /// `@unchecked Sendable` on this class alone.
 public final class PulseOutput: AudioOutput, @unchecked Sendable {
   /// Where to connect and how.
-  public struct Configuration: Sendable {
+  public struct Configuration: Sendable, Equatable {
     /// The server address (`unix:/path`, `tcp:host`), or nil for libpulse's default (`PULSE_SERVER`, then the
     /// user's runtime directory).
     public var server: String?
@@ -106,6 +106,10 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
   private var prefillWaiters: [Future<Void, PlayerError>.Resolver] = []
   /// Pauses whose cork the server acknowledged, waiting for the next timing update (``pause()``).
   private var corksAwaitingTiming: [CorkOutcome] = []
+  /// The stream ``prepare(_:)`` is making ahead of the first `open`, until that `open` takes it or replaces it.
+  private var prepared: PreparedStream?
+  /// Set by the first `open`: from then on the controller decides about streams, and nothing is prepared.
+  private var opened = false
 
   /// Creates an output; it connects on the first `open`.
   public init(configuration: Configuration = Configuration()) {
@@ -157,8 +161,62 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
 
   // MARK: - Operations
 
+  /// Creates a corked stream for `decoder` at its first frame and full volume ahead of the `open` that will ask
+  /// for exactly that, and starts filling it: that `open` then waits only for what is left of the stream's
+  /// creation and prefill. `splay play` prepares its first file while its command line is still being parsed.
+  ///
+  /// Nothing is guessed for the controller: the first `open` takes the prepared stream only when it is for the
+  /// same decoder object, at 0 s and full volume, and replaces it otherwise (as any `open` replaces the stream).
+  /// The `open` that takes it reports what its creation reported: the same decoder, position and volume, and
+  /// the same connection attempt an `open` would have waited for. No-op once an `open` came or a stream is
+  /// prepared.
+  public func prepare(_ decoder: any AudioDecoder) {
+    let made = locked { () -> PreparedStream? in
+      guard !opened, prepared == nil else { return nil }
+      prepared = PreparedStream(decoder: ObjectIdentifier(decoder))
+      return prepared
+    }
+    guard let entry = made else { return }
+    connect().always { [self] outcome in
+      guard case .success = outcome else {
+        entry.resolver.settle(with: outcome)
+        return
+      }
+      locked {
+        // Replaced by an `open` of something else meanwhile: that `open` makes its own stream.
+        guard !entry.dropped else { return settle { entry.resolver.settle(with: .cancelled) } }
+        createStream(for: decoder, at: 0, volume: Self.preparedVolume) { result in
+          self.settle { entry.resolver.settle(with: Outcome(result)) }
+        }
+        entry.stream = streamNumber
+      }
+    }
+  }
+
+  /// The volume a prepared stream starts at: the controller's own before any `volume` command.
+  static let preparedVolume = 100
+
   /// Connects if needed, then creates a corked stream for the decoder's format at `seconds`.
   public func open(_ decoder: any AudioDecoder, at seconds: Double, volume: Int) -> Future<
+    OutputConfirmation, PlayerError
+  > {
+    let adopted = locked { () -> PreparedStream? in
+      opened = true
+      guard let entry = prepared else { return nil }
+      prepared = nil
+      if entry.decoder == ObjectIdentifier(decoder), seconds == 0, volume == Self.preparedVolume { return entry }
+      entry.dropped = true
+      return nil
+    }
+    guard let adopted else { return openAnew(decoder, at: seconds, volume: volume) }
+    return adopted.ready.flatMap { [self] _ in prefill() }.map { [self] _ in
+      OutputConfirmation(
+        position: 0, time: Self.now(), running: false, stream: locked { adopted.stream },
+        device: locked { deviceNameLocked })
+    }
+  }
+
+  private func openAnew(_ decoder: any AudioDecoder, at seconds: Double, volume: Int) -> Future<
     OutputConfirmation, PlayerError
   > {
     connect().flatMap { [self] _ in
@@ -633,7 +691,11 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
       pa_stream_unref(stream)
     }
     stream = nil
-    streamReady = nil
+    // An `open` (or a prepared stream) still waiting for the server to create this stream will not get it.
+    if let ready = streamReady {
+      streamReady = nil
+      ready(.failure(.cancelled))
+    }
     corksAwaitingTiming = []
     if !prefillWaiters.isEmpty {
       let waiters = prefillWaiters
@@ -1114,4 +1176,22 @@ private final class CorkOutcome {
   var fail: ((PlayerError) -> Void)?
   /// The pause's future has been settled.
   var answered = false
+}
+
+/// A stream made by ``PulseOutput/prepare(_:)`` before the first `open`: for which decoder, settled when the
+/// server has created it (or failed to). Its `var`s are read and written with the mainloop lock held only,
+/// like the output's own.
+private final class PreparedStream: @unchecked Sendable {
+  let decoder: ObjectIdentifier
+  let ready: Future<Void, PlayerError>
+  let resolver: Future<Void, PlayerError>.Resolver
+  /// The stream number the output gave it once created.
+  var stream: UInt64 = 0
+  /// An `open` of something else came first: the stream is not to be made.
+  var dropped = false
+
+  init(decoder: ObjectIdentifier) {
+    self.decoder = decoder
+    (ready, resolver) = Future<Void, PlayerError>.pending()
+  }
 }

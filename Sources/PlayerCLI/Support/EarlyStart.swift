@@ -1,0 +1,89 @@
+import Dispatch
+import Glibc
+import PlayerCore
+import Synchronization
+
+/// What `splay play` starts before its command line is parsed: the connection to the audio server and a
+/// stream for the file it will most likely play first.
+///
+/// Parsing is the longest step of the start-up (ArgumentParser reflects over every command and option type,
+/// about 2 ms), and connecting, opening the first file and creating its stream are the longest waits after
+/// it. Begun first, on a thread of their own, they happen while the main thread parses, on the other core and
+/// in the server. What the parse decides is not guessed: the early output is used only when the parsed
+/// options ask for exactly the output it is (`--output simulated`, `--server` or `--sink` make their own),
+/// and its prepared stream only when the controller opens that very decoder first
+/// (``PulseOutput/prepare(_:)``); anything else replaces it. When the parse is done before the thread has
+/// made its output, the command makes its own and the early one is never made.
+enum EarlyStart {
+  /// An output and the decoder factory whose kept decoder the output may be preparing a stream for. They go
+  /// together: a decoder being read into one output's stream is not to be handed to another output.
+  struct Session: Sendable {
+    let output: PulseOutput
+    let decoders: ProbedDecoderFactory
+  }
+
+  private enum State {
+    case none
+    /// The thread is making the session.
+    case starting
+    /// Made, not taken yet.
+    case ready(Session)
+    /// The command took the session: it checks its files itself from now on.
+    case taken
+    /// Not wanted: the thread stops at its next step and lets the session go.
+    case abandoned
+  }
+
+  private static let state = Mutex(State.none)
+
+  /// The configuration the early output is made with: the default server and sink.
+  static let configuration = PulseOutput.Configuration()
+
+  /// Starts when `arguments` (the process's, program name first) run `splay play`. Only `play`: `serve` and
+  /// `run` are not started to be heard at once, and a script or test that runs them with the simulated output
+  /// should not touch a server at all.
+  static func begin(arguments: [String]) {
+    guard arguments.count > 2, arguments[1] == "play" else { return }
+    state.withLock { $0 = .starting }
+    let operands = arguments.dropFirst(2).filter { !$0.hasPrefix("-") }
+    DispatchQueue.global(qos: .userInitiated).async {
+      let session = Session(output: PulseOutput(configuration: configuration), decoders: ProbedDecoderFactory())
+      // Goes on only if still wanted: a parse that finished first has made its own connection, and a second
+      // handshake would only keep the server from answering that one.
+      let wanted = state.withLock { state in
+        guard case .starting = state else { return false }
+        state = .ready(session)
+        return true
+      }
+      guard wanted else { return }
+      session.output.connectEarly()
+      // The first operand that names a regular file is most likely the first track; an option's value that
+      // happens to name one (`--sink ./x`) only costs a stream that the first `open` replaces. Not once the
+      // command has taken the session (it checks the file itself then) or chose another output.
+      guard case .ready = state.withLock({ $0 }), let first = operands.first(where: isRegularFile),
+        (try? session.decoders.check(first)) != nil, let decoder = session.decoders.keptDecoder(for: first)
+      else { return }
+      if case .abandoned = state.withLock({ $0 }) { return }
+      session.output.prepare(decoder)
+    }
+  }
+
+  /// The early session when it is there and `configuration` (nil: not a PulseAudio output) is the one its
+  /// output was made with; nil otherwise, and the caller makes its own. Nothing early is handed out after
+  /// this call, whatever it returns.
+  static func take(matching configuration: PulseOutput.Configuration?) -> Session? {
+    state.withLock { state in
+      guard case .ready(let session) = state, configuration == Self.configuration else {
+        state = .abandoned
+        return nil
+      }
+      state = .taken
+      return session
+    }
+  }
+
+  private static func isRegularFile(_ path: String) -> Bool {
+    var status = stat()
+    return stat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFREG
+  }
+}
