@@ -30,6 +30,8 @@ let package = Package(
     // Gives the splay executable an `mpg123_new` that quiets libmpg123 under libsndfile (see its source). The
     // linker exports it by itself: libsndfile, on the link line, refers to that name.
     .target(name: "CMpg123Quiet"),
+    // Starts a thread on another CPU than the caller's (GNU affinity calls Swift's Glibc does not declare).
+    .target(name: "CThreadStart"),
     .target(
       name: "PlayerCore",
       dependencies: [
@@ -45,6 +47,7 @@ let package = Package(
         "PlayerCore",
         "Futures",
         "CMpg123Quiet",
+        "CThreadStart",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
         .product(name: "NIOCore", package: "swift-nio"),

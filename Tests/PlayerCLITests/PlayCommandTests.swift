@@ -17,6 +17,23 @@ import Testing
     }
   }
 
+  /// `play` starts its early work (EarlyStart) on another CPU than the one that parses; allowed a single CPU,
+  /// it has to start it beside the parse instead.
+  @Test(.enabled(if: PulseEnvironment.available, "needs the private PulseAudio server of `make test`"))
+  func onASingleCPUPlayStillHearsTheFileInOrder() async throws {
+    try await ExclusiveSink.run {
+      let recorder = try MonitorRecorder()
+      let result = try Splay.run(
+        ["play", "--json", Splay.fixture("media/ladder-44k-stereo.flac")], launcher: ["/usr/bin/taskset", "-c", "0"])
+      let recording = recorder.stop()
+      #expect(result.status == 0, "\(result.stderr)")
+      #expect(result.statuses == ["stopped", "playing", "ended"])
+      let start = try #require(recording.firstAudibleFrame(threshold: 0.05))
+      let steps = SignalAnalysis.ladderSteps(recording.left, from: start, rate: recording.rate, count: 12)
+      #expect(steps == Array(0..<12))
+    }
+  }
+
   @Test func aBrokenFileInTheQueueIsReportedAndTheOthersPlay() throws {
     let result = try Splay.run([
       "play", "--json", "--output", "simulated", Splay.fixture("media/short-44k-stereo.flac"),

@@ -1,11 +1,27 @@
+import CThreadStart
 import Glibc
 
-/// A thread of its own for work that blocks (reading keys from the terminal): such a read must not hold one
-/// of Dispatch's or Swift concurrency's shared threads. (FoundationEssentials has no `Thread`.)
+/// A thread of its own for work that blocks (reading keys from the terminal), which must not hold one of
+/// Dispatch's or Swift concurrency's shared threads, or that must start at once beside the caller
+/// (`EarlyStart`). (FoundationEssentials has no `Thread`.)
 enum DetachedThread {
   private final class Body {
     let run: @Sendable () -> Void
     init(_ run: @escaping @Sendable () -> Void) { self.run = run }
+  }
+
+  /// Starts `body` on a new detached thread that begins on another CPU than the caller's, when the caller may
+  /// use more than one (`splay_thread_start_elsewhere`): Linux tends to queue a new thread behind its parent,
+  /// and a parent that goes on computing then holds it off while another CPU idles. In traces of `splay
+  /// play`'s start-up, whose parent parses the command line for about 2 ms, that happened in 2 of 3 runs.
+  static func startElsewhere(_ body: @escaping @Sendable () -> Void) {
+    let context = Unmanaged.passRetained(Body(body)).toOpaque()
+    let created = splay_thread_start_elsewhere(
+      { raw in Unmanaged<Body>.fromOpaque(raw!).takeRetainedValue().run() }, context)
+    if created != 0 {
+      // No thread: nothing will run the body, so release it here.
+      Unmanaged<Body>.fromOpaque(context).release()
+    }
   }
 
   /// Starts `body` on a new detached thread.

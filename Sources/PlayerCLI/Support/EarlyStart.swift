@@ -1,4 +1,3 @@
-import Dispatch
 import Glibc
 import PlayerCore
 import Synchronization
@@ -46,7 +45,7 @@ enum EarlyStart {
     guard arguments.count > 2, arguments[1] == "play" else { return }
     state.withLock { $0 = .starting }
     let operands = arguments.dropFirst(2).filter { !$0.hasPrefix("-") }
-    DispatchQueue.global(qos: .userInitiated).async {
+    DetachedThread.startElsewhere {
       let session = Session(output: PulseOutput(configuration: configuration), decoders: ProbedDecoderFactory())
       // Goes on only if still wanted: a parse that finished first has made its own connection, and a second
       // handshake would only keep the server from answering that one.
