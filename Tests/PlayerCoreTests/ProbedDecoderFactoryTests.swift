@@ -49,4 +49,17 @@ import Testing
     #expect(try factory.open("a.flac") === kept, "peeking left the decoder for the controller")
     #expect(factory.keptDecoder(for: "a.flac") == nil, "handed out once")
   }
+
+  /// `splay play --shuffle a b` may play b first; the decoder kept for a may have been read by a stream
+  /// prepared for it meanwhile, so a later open of a gets a fresh one.
+  @Test func theKeptDecoderIsOnlyForTheFirstOpenWhateverItAsksFor() throws {
+    let opener = CountingOpener()
+    let factory = ProbedDecoderFactory(opener: opener)
+    try factory.check("a.flac")
+    let kept = try #require(factory.keptDecoder(for: "a.flac"))
+    _ = try factory.open("b.flac")
+    #expect(factory.keptDecoder(for: "a.flac") == nil, "let go at the first open")
+    #expect(try factory.open("a.flac") !== kept)
+    #expect(opener.opened.withLock { $0 } == ["a.flac", "b.flac", "a.flac"])
+  }
 }

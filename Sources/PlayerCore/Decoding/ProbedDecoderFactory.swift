@@ -16,11 +16,15 @@ public final class ProbedDecoderFactory: AudioDecoderFactory {
     self.opener = opener
   }
 
-  /// Opens `path`; the first time the checked path is asked for, returns the decoder ``check(_:)`` kept.
+  /// Opens `path`; when the very first `open` asks for the checked path, returns the decoder ``check(_:)``
+  /// kept. The kept decoder is for the first track only and is let go at the first `open` whatever it asks
+  /// for: an output may have read it meanwhile (``PulseOutput/prepare(_:)``, for the track a command line
+  /// most likely plays first), and handed out later, for a track that comes after another (`--shuffle`), it
+  /// would start that track where the reading stopped.
   public func open(_ path: String) throws(PlayerError) -> any AudioDecoder {
     let reused = kept.withLock { kept -> (any AudioDecoder)? in
+      defer { kept = nil }
       guard let entry = kept, entry.path == path else { return nil }
-      kept = nil
       return entry.decoder
     }
     if let reused { return reused }
