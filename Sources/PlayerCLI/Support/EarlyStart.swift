@@ -12,7 +12,9 @@ import Synchronization
 /// options ask for exactly the output it is (`--output simulated`, `--server` or `--sink` make their own),
 /// and its prepared stream only when the controller opens that very decoder first
 /// (``PulseOutput/prepare(_:)``); anything else replaces it. When the parse is done before the thread has
-/// made its output, the command makes its own and the early one is never made.
+/// made its output, the command makes its own and the early one never connects. A command line that names
+/// an output or asks for help starts nothing early: it would not use the connection, and it should not start
+/// or touch the user's sound server (a socket-activated one starts on the first connection).
 enum EarlyStart {
   /// An output and the decoder factory whose kept decoder the output may be preparing a stream for. They go
   /// together: a decoder being read into one output's stream is not to be handed to another output.
@@ -38,11 +40,17 @@ enum EarlyStart {
   /// The configuration the early output is made with: the default server and sink.
   static let configuration = PulseOutput.Configuration()
 
-  /// Starts when `arguments` (the process's, program name first) run `splay play`. Only `play`: `serve` and
-  /// `run` are not started to be heard at once, and a script or test that runs them with the simulated output
-  /// should not touch a server at all.
+  /// Starts when `arguments` (the process's, program name first) run `splay play` without naming an output
+  /// or asking for help. Only `play`: `serve` and `run` are not started to be heard at once, and a script or
+  /// test that runs them with the simulated output should not touch a server at all.
   static func begin(arguments: [String]) {
-    guard arguments.count > 2, arguments[1] == "play" else { return }
+    guard arguments.count > 2, arguments[1] == "play",
+      !arguments.dropFirst(2).contains(where: { argument in
+        ["--output", "--server", "--sink", "--help", "-h"].contains {
+          argument == $0 || argument.hasPrefix($0 + "=")
+        }
+      })
+    else { return }
     state.withLock { $0 = .starting }
     let operands = arguments.dropFirst(2).filter { !$0.hasPrefix("-") }
     DetachedThread.startElsewhere {

@@ -111,7 +111,7 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
   /// Set by the first `open`: from then on the controller decides about streams, and nothing is prepared.
   private var opened = false
 
-  /// Creates an output; it connects on the first `open`.
+  /// Creates an output; it connects on the first `open` or `prepare` (or at ``connectEarly()``).
   public init(configuration: Configuration = Configuration()) {
     self.configuration = configuration
     mainloop = pa_threaded_mainloop_new()
@@ -167,13 +167,12 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
   ///
   /// Nothing is guessed for the controller: the first `open` takes the prepared stream only when it is for the
   /// same decoder object, at 0 s and full volume, and replaces it otherwise (as any `open` replaces the stream).
-  /// The `open` that takes it reports what its creation reported: the same decoder, position and volume, and
-  /// the same connection attempt an `open` would have waited for. No-op once an `open` came or a stream is
-  /// prepared.
+  /// The `open` that takes it reports what its creation reported, a failed connection attempt included (the
+  /// next `open` connects again). No-op once an `open` came or a stream is prepared.
   public func prepare(_ decoder: any AudioDecoder) {
     let made = locked { () -> PreparedStream? in
       guard !opened, prepared == nil else { return nil }
-      prepared = PreparedStream(decoder: ObjectIdentifier(decoder))
+      prepared = PreparedStream(decoder: decoder)
       return prepared
     }
     guard let entry = made else { return }
@@ -196,7 +195,8 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
   /// The volume a prepared stream starts at: the controller's own before any `volume` command.
   static let preparedVolume = 100
 
-  /// Connects if needed, then creates a corked stream for the decoder's format at `seconds`.
+  /// Connects if needed, then creates a corked stream for the decoder's format at `seconds`, or takes the one
+  /// ``prepare(_:)`` made for this very decoder at 0 s and full volume.
   public func open(_ decoder: any AudioDecoder, at seconds: Double, volume: Int) -> Future<
     OutputConfirmation, PlayerError
   > {
@@ -204,7 +204,7 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
       opened = true
       guard let entry = prepared else { return nil }
       prepared = nil
-      if entry.decoder == ObjectIdentifier(decoder), seconds == 0, volume == Self.preparedVolume { return entry }
+      if entry.decoder === decoder, seconds == 0, volume == Self.preparedVolume { return entry }
       entry.dropped = true
       return nil
     }
@@ -1182,7 +1182,8 @@ private final class CorkOutcome {
 /// server has created it (or failed to). Its `var`s are read and written with the mainloop lock held only,
 /// like the output's own.
 private final class PreparedStream: @unchecked Sendable {
-  let decoder: ObjectIdentifier
+  /// Held, not only identified: compared by identity with the decoder of the first `open`.
+  let decoder: any AudioDecoder
   let ready: Future<Void, PlayerError>
   let resolver: Future<Void, PlayerError>.Resolver
   /// The stream number the output gave it once created.
@@ -1190,7 +1191,7 @@ private final class PreparedStream: @unchecked Sendable {
   /// An `open` of something else came first: the stream is not to be made.
   var dropped = false
 
-  init(decoder: ObjectIdentifier) {
+  init(decoder: any AudioDecoder) {
     self.decoder = decoder
     (ready, resolver) = Future<Void, PlayerError>.pending()
   }
