@@ -5,9 +5,15 @@ import Testing
 @Suite(.serialized) struct PlayCommandTests {
   @Test(.enabled(if: PulseEnvironment.available, "needs the private PulseAudio server of `make test`"))
   func playPrintsConfirmedStatesAndTheSinkHearsTheFile() async throws {
+    try await expectPlayHearsTheLadder()
+  }
+
+  /// Runs `splay play --json` on the ladder fixture (under `launcher`, if any) and checks the confirmed states
+  /// it prints and the twelve tone steps the sink heard, in order.
+  private func expectPlayHearsTheLadder(launcher: [String] = []) async throws {
     try await ExclusiveSink.run {
       let recorder = try MonitorRecorder()
-      let result = try Splay.run(["play", "--json", Splay.fixture("media/ladder-44k-stereo.flac")])
+      let result = try Splay.run(["play", "--json", Splay.fixture("media/ladder-44k-stereo.flac")], launcher: launcher)
       let recording = recorder.stop()
       #expect(result.status == 0, "\(result.stderr)")
       #expect(result.statuses == ["stopped", "playing", "ended"])
@@ -21,17 +27,7 @@ import Testing
   /// it has to start it beside the parse instead.
   @Test(.enabled(if: PulseEnvironment.available, "needs the private PulseAudio server of `make test`"))
   func onASingleCPUPlayStillHearsTheFileInOrder() async throws {
-    try await ExclusiveSink.run {
-      let recorder = try MonitorRecorder()
-      let result = try Splay.run(
-        ["play", "--json", Splay.fixture("media/ladder-44k-stereo.flac")], launcher: ["/usr/bin/taskset", "-c", "0"])
-      let recording = recorder.stop()
-      #expect(result.status == 0, "\(result.stderr)")
-      #expect(result.statuses == ["stopped", "playing", "ended"])
-      let start = try #require(recording.firstAudibleFrame(threshold: 0.05))
-      let steps = SignalAnalysis.ladderSteps(recording.left, from: start, rate: recording.rate, count: 12)
-      #expect(steps == Array(0..<12))
-    }
+    try await expectPlayHearsTheLadder(launcher: ["/usr/bin/taskset", "-c", "0"])
   }
 
   @Test func aBrokenFileInTheQueueIsReportedAndTheOthersPlay() throws {

@@ -15,30 +15,33 @@ enum DetachedThread {
   /// and a parent that goes on computing then holds it off while another CPU idles. In traces of `splay
   /// play`'s start-up, whose parent parses the command line for about 2 ms, that happened in 2 of 3 runs.
   static func startElsewhere(_ body: @escaping @Sendable () -> Void) {
-    let context = Unmanaged.passRetained(Body(body)).toOpaque()
-    let created = splay_thread_start_elsewhere(
-      { raw in Unmanaged<Body>.fromOpaque(raw!).takeRetainedValue().run() }, context)
-    if created != 0 {
-      // No thread: nothing will run the body, so release it here.
-      Unmanaged<Body>.fromOpaque(context).release()
+    launch(body) { context in
+      splay_thread_start_elsewhere({ raw in Unmanaged<Body>.fromOpaque(raw!).takeRetainedValue().run() }, context)
     }
   }
 
   /// Starts `body` on a new detached thread.
   static func start(_ body: @escaping @Sendable () -> Void) {
+    launch(body) { context in
+      var thread = pthread_t()
+      let created = pthread_create(
+        &thread, nil,
+        { raw in
+          Unmanaged<Body>.fromOpaque(raw!).takeRetainedValue().run()
+          return nil
+        }, context)
+      if created == 0 { pthread_detach(thread) }
+      return created
+    }
+  }
+
+  /// Hands `body`, retained, to `create`, which starts a detached thread that takes it back and runs it, and
+  /// returns 0 or an error number.
+  private static func launch(_ body: @escaping @Sendable () -> Void, _ create: (UnsafeMutableRawPointer) -> Int32) {
     let context = Unmanaged.passRetained(Body(body)).toOpaque()
-    var thread = pthread_t()
-    let created = pthread_create(
-      &thread, nil,
-      { raw in
-        Unmanaged<Body>.fromOpaque(raw!).takeRetainedValue().run()
-        return nil
-      }, context)
-    guard created == 0 else {
+    if create(context) != 0 {
       // No thread: nothing will run the body, so release it here.
       Unmanaged<Body>.fromOpaque(context).release()
-      return
     }
-    pthread_detach(thread)
   }
 }
