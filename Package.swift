@@ -32,6 +32,9 @@ let package = Package(
     .target(name: "CMpg123Quiet"),
     // Starts a thread on another CPU than the caller's (GNU affinity calls Swift's Glibc does not declare).
     .target(name: "CThreadStart"),
+    // Begins connecting to the sound server before `main` for `splay play` (see its source); PlayerCLI's
+    // EarlyStart takes the connection over.
+    .target(name: "CEarlyConnect", dependencies: ["CThreadStart"], linkerSettings: [.linkedLibrary("pulse")]),
     .target(
       name: "PlayerCore",
       dependencies: [
@@ -48,6 +51,7 @@ let package = Package(
         "Futures",
         "CMpg123Quiet",
         "CThreadStart",
+        "CEarlyConnect",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
         .product(name: "NIOCore", package: "swift-nio"),

@@ -1,3 +1,4 @@
+import CEarlyConnect
 import Glibc
 import PlayerCore
 import Synchronization
@@ -8,7 +9,9 @@ import Synchronization
 /// Parsing is the longest step of the start-up (ArgumentParser reflects over every command and option type,
 /// about 2 ms), and connecting, opening the first file and creating its stream are the longest waits after
 /// it. Begun first, on a thread of their own, they happen while the main thread parses, on the other core and
-/// in the server. What the parse decides is not guessed: the early output is used only when the parsed
+/// in the server. The connection is begun even earlier, before `main`, by a C constructor (CEarlyConnect)
+/// that decides from the raw arguments by the rule below; this thread takes it over
+/// (``PulseOutput/init(configuration:adopting:)``). What the parse decides is not guessed: the early output is used only when the parsed
 /// options ask for exactly the output it is (`--output simulated`, `--server` or `--sink` make their own),
 /// and its prepared stream only when the controller opens that very decoder first
 /// (``PulseOutput/prepare(_:)``); anything else replaces it. When the parse is done before the thread has
@@ -33,6 +36,11 @@ enum EarlyStart {
     case taken
     /// Not wanted: the thread stops at its next step and lets the session go.
     case abandoned
+
+    var isStarting: Bool {
+      if case .starting = self { return true }
+      return false
+    }
   }
 
   private static let state = Mutex(State.none)
@@ -40,23 +48,19 @@ enum EarlyStart {
   /// The configuration the early output is made with: the default server and sink.
   static let configuration = PulseOutput.Configuration()
 
-  /// Starts when `arguments` (the process's, program name first) run `splay play` without naming an output
-  /// or asking for help. Only `play`: `serve` and `run` are not started to be heard at once, and a script or
-  /// test that runs them with the simulated output should not touch a server at all.
+  /// Starts when the process began connecting before `main` (CEarlyConnect), which it does for `splay play`
+  /// with arguments that name no output and ask for no help. Only `play`: `serve` and `run` are not started to
+  /// be heard at once, and a script or test that runs them with the simulated output should not touch a server
+  /// at all. `arguments` are the process's, program name first.
   static func begin(arguments: [String]) {
-    guard arguments.count > 2, arguments[1] == "play",
-      !arguments.dropFirst(2).contains(where: { argument in
-        ["--output", "--server", "--sink", "--help", "-h"].contains {
-          argument == $0 || argument.hasPrefix($0 + "=")
-        }
-      })
-    else { return }
+    guard splay_early_connection_began() != 0 else { return }
     state.withLock { $0 = .starting }
     let operands = arguments.dropFirst(2).filter { !$0.hasPrefix("-") }
     DetachedThread.startElsewhere {
-      let session = Session(output: PulseOutput(configuration: configuration), decoders: ProbedDecoderFactory())
       // Goes on only if still wanted: a parse that finished first has made its own connection, and a second
       // handshake would only keep the server from answering that one.
+      guard state.withLock({ $0.isStarting }) else { return splay_early_connection_discard() }
+      let session = Session(output: makeOutput(), decoders: ProbedDecoderFactory())
       let wanted = state.withLock { state in
         guard case .starting = state else { return false }
         state = .ready(session)
@@ -65,7 +69,7 @@ enum EarlyStart {
       guard wanted else { return }
       session.output.connectEarly()
       // The first operand that names a regular file is most likely the first track; an option's value that
-      // happens to name one (`--sink ./x`) only costs a stream that the first `open` replaces. Not once the
+      // happens to name one (`--start ./x`) only costs a stream that the first `open` replaces. Not once the
       // command has taken the session (it checks the file itself then) or chose another output.
       guard case .ready = state.withLock({ $0 }), let first = operands.first(where: isRegularFile),
         (try? session.decoders.check(first)) != nil, let decoder = session.decoders.keptDecoder(for: first)
@@ -73,6 +77,17 @@ enum EarlyStart {
       if case .abandoned = state.withLock({ $0 }) { return }
       session.output.prepare(decoder)
     }
+  }
+
+  /// The output of the early session: on the connection begun before `main` when there is one, else on its own.
+  private static func makeOutput() -> PulseOutput {
+    var mainloop: UnsafeMutableRawPointer?
+    var context: UnsafeMutableRawPointer?
+    guard splay_early_connection_take(&mainloop, &context) != 0, let mainloop, let context else {
+      return PulseOutput(configuration: configuration)
+    }
+    let connection = PulseOutput.Connection(mainloop: OpaquePointer(mainloop), context: OpaquePointer(context))
+    return PulseOutput(configuration: configuration, adopting: connection)
   }
 
   /// The early session when it is there and `configuration` (nil: not a PulseAudio output) is the one its

@@ -118,6 +118,34 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
     pa_threaded_mainloop_start(mainloop)
   }
 
+  /// A connection to the server begun before its output existed: a started `pa_threaded_mainloop` and a
+  /// context on it for which `pa_context_connect` was called, with no callbacks set. `splay play` begins one
+  /// before `main`, while the Swift runtime starts and the command line is parsed.
+  public struct Connection: @unchecked Sendable {
+    let mainloop: OpaquePointer
+    let context: OpaquePointer
+
+    /// Wraps the two handles; the output made with it owns both from then on.
+    public init(mainloop: OpaquePointer, context: OpaquePointer) {
+      self.mainloop = mainloop
+      self.context = context
+    }
+  }
+
+  /// Creates an output that takes over `connection`, made for `configuration`'s server, wherever its
+  /// handshake has got to: the first `open` waits for what is left of it, and a connection that failed is
+  /// reported by that `open` as any failed connection is (the next `open` connects again).
+  public init(configuration: Configuration, adopting connection: Connection) {
+    self.configuration = configuration
+    mainloop = connection.mainloop
+    locked {
+      context = connection.context
+      watchContextLocked(connection.context)
+      // Whatever state it reached before it was watched (ready, or failed) is taken up now.
+      contextStateChanged()
+    }
+  }
+
   deinit {
     // The last reference may go away inside a libpulse callback (a continuation that held the output ran
     // there). The loop thread already holds the lock then, and may not stop or free its own loop: tear the
@@ -391,29 +419,33 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
       pa_proplist_sets(props, PA_PROP_APPLICATION_NAME, "splay")
       pa_proplist_sets(props, PA_PROP_APPLICATION_ID, "org.splay.player")
       pa_proplist_sets(props, PA_PROP_MEDIA_ROLE, "music")
-      let ctx = pa_context_new_with_proplist(api, "splay", props)
+      let made = pa_context_new_with_proplist(api, "splay", props)
       pa_proplist_free(props)
+      guard let ctx = made else { return failConnect(detail: "no memory for a connection") }
       context = ctx
-      pa_context_set_state_callback(
-        ctx,
-        { _, userdata in
-          Unmanaged<PulseOutput>.fromOpaque(userdata!).takeUnretainedValue().contextStateChanged()
-        }, Unmanaged.passUnretained(self).toOpaque())
+      watchContextLocked(ctx)
       if pa_context_connect(ctx, configuration.server, PA_CONTEXT_NOAUTOSPAWN, nil) < 0 {
         failConnect(detail: lastErrorLocked())
-        return
       }
-      // A deadline behind the wait: libpulse's own connect timeout is far longer than a player should hang.
-      // A timer of the mainloop itself, freed as soon as the attempt ends either way, so that nothing of the
-      // attempt outlives it.
-      let deadline = pa_rtclock_now() + pa_usec_t(configuration.connectTimeout * 1e6)
-      connectTimer = pa_context_rttime_new(
-        ctx, deadline,
-        { _, _, _, userdata in
-          Unmanaged<PulseOutput>.fromOpaque(userdata!).takeUnretainedValue().connectTimedOut()
-        }, Unmanaged.passUnretained(self).toOpaque())
     }
     return future
+  }
+
+  /// Follows the connecting context's state, with a deadline behind the wait: libpulse's own connect timeout
+  /// is far longer than a player should hang. The deadline is a timer of the mainloop itself, freed as soon as
+  /// the attempt ends either way, so that nothing of the attempt outlives it.
+  private func watchContextLocked(_ ctx: OpaquePointer) {
+    pa_context_set_state_callback(
+      ctx,
+      { _, userdata in
+        Unmanaged<PulseOutput>.fromOpaque(userdata!).takeUnretainedValue().contextStateChanged()
+      }, Unmanaged.passUnretained(self).toOpaque())
+    let deadline = pa_rtclock_now() + pa_usec_t(configuration.connectTimeout * 1e6)
+    connectTimer = pa_context_rttime_new(
+      ctx, deadline,
+      { _, _, _, userdata in
+        Unmanaged<PulseOutput>.fromOpaque(userdata!).takeUnretainedValue().connectTimedOut()
+      }, Unmanaged.passUnretained(self).toOpaque())
   }
 
   /// The connection attempt got no answer in time (mainloop thread).
@@ -816,6 +848,7 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
     var wrote = false
     var chunks = 0
     var source = decoder
+    let corkedFill = locked { corkedFillFramesLocked }
     while true {
       let (generation, free, ended) = ring.fillState
       guard !ended, free > 0 else { break }
@@ -847,12 +880,21 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
         locked { if ring === self.ring { handOverLocked(ring) } }
         wrote = false
       }
+      // A corked stream needs no more than the server's buffer takes and the first writes after the uncork:
+      // the rest of the ring is decoded once it plays (the uncork pumps, and the pump refills). Decoding two
+      // seconds ahead first would take the CPU from the start-up, or from a seek, that waits for the uncork.
+      if chunks >= handOverAfter, ring.availableFrames >= corkedFill, !locked({ running }) { break }
     }
     // Also when nothing was written: a prefill that waits on a ring another fill completed is answered here.
     locked {
       guard ring === self.ring else { return }
       if wrote { handOverLocked(ring) } else { releasePrefillWaitersLocked(ring) }
     }
+  }
+
+  /// How much a fill decodes ahead while the stream is corked: the server's target buffer and two chunks.
+  private var corkedFillFramesLocked: Int {
+    Int(configuration.targetLatency * Double(sampleRate)) + 2 * 4096
   }
 
   /// Gives the server what the ring holds and answers the prefills it satisfies (decoding queue, lock held).

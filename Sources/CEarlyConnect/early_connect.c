@@ -1,0 +1,124 @@
+// `splay play` is judged by how soon its first sound reaches the speakers. Before `main` runs, the Swift
+// runtime and Foundation initialize (a few milliseconds for a statically linked Swift executable; a C player
+// is in its `main` by then), and ArgumentParser then parses for about 2 ms. Connecting to the sound server
+// (a socket, the cookie, two round trips of the handshake) does not depend on any of that, so a constructor
+// that runs before the Swift runtime's own starts it on a thread of its own, on the other CPU, and the Swift
+// side (EarlyStart, PulseOutput's adopting initializer) takes the connection over once it has parsed enough
+// to want it. Only the handshake is done here: which file, stream and options are used is decided in Swift.
+#include <pthread.h>
+#include <pulse/pulseaudio.h>
+#include <string.h>
+
+#include "CEarlyConnect.h"
+#include "CThreadStart.h"
+
+enum phase { idle, connecting, connected, handed_over };
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t phase_changed = PTHREAD_COND_INITIALIZER;
+static enum phase phase = idle;
+static int began = 0;
+static pa_threaded_mainloop *early_mainloop = NULL;
+static pa_context *early_context = NULL;
+
+// The rule EarlyStart documents: `play`, with at least one more argument, none of which names an output
+// (`--output`, `--server`, `--sink`: they make their own, and a script asking for the simulated output must
+// not start or touch a socket-activated sound server) or asks for help.
+static int wanted(int argc, char **argv) {
+  static const char *const refused[] = {"--output", "--server", "--sink", "--help", "-h"};
+  if (argc <= 2 || argv == NULL || argv[1] == NULL || strcmp(argv[1], "play") != 0) return 0;
+  for (int index = 2; index < argc && argv[index] != NULL; index++) {
+    for (size_t option = 0; option < sizeof refused / sizeof refused[0]; option++) {
+      size_t length = strlen(refused[option]);
+      const char *argument = argv[index];
+      if (strncmp(argument, refused[option], length) == 0 && (argument[length] == '\0' || argument[length] == '=')) {
+        return 0;
+      }
+    }
+  }
+  return 1;
+}
+
+static void publish(pa_threaded_mainloop *mainloop, pa_context *context) {
+  pthread_mutex_lock(&lock);
+  early_mainloop = mainloop;
+  early_context = context;
+  phase = connected;
+  pthread_cond_broadcast(&phase_changed);
+  pthread_mutex_unlock(&lock);
+}
+
+// The same identity PulseOutput gives the contexts it makes itself.
+static void connect_now(void *unused) {
+  (void)unused;
+  pa_threaded_mainloop *mainloop = pa_threaded_mainloop_new();
+  if (mainloop != NULL && pa_threaded_mainloop_start(mainloop) < 0) {
+    pa_threaded_mainloop_free(mainloop);
+    mainloop = NULL;
+  }
+  if (mainloop == NULL) {
+    publish(NULL, NULL);
+    return;
+  }
+  pa_threaded_mainloop_lock(mainloop);
+  pa_proplist *properties = pa_proplist_new();
+  pa_proplist_sets(properties, PA_PROP_APPLICATION_NAME, "splay");
+  pa_proplist_sets(properties, PA_PROP_APPLICATION_ID, "org.splay.player");
+  pa_proplist_sets(properties, PA_PROP_MEDIA_ROLE, "music");
+  pa_context *context = pa_context_new_with_proplist(pa_threaded_mainloop_get_api(mainloop), "splay", properties);
+  pa_proplist_free(properties);
+  // A connect that fails at once leaves the context failed; the adopting output reports that as it reports
+  // any failed connection, and tries again on its next `open`.
+  if (context != NULL) (void)pa_context_connect(context, NULL, PA_CONTEXT_NOAUTOSPAWN, NULL);
+  pa_threaded_mainloop_unlock(mainloop);
+  if (context == NULL) {
+    pa_threaded_mainloop_stop(mainloop);
+    pa_threaded_mainloop_free(mainloop);
+    mainloop = NULL;
+  }
+  publish(mainloop, context);
+}
+
+// Priority 101: before the constructors without a priority, the Swift runtime's among them. glibc passes
+// init-array functions the program's arguments.
+__attribute__((constructor(101))) static void begin_early_connection(int argc, char **argv, char **environment) {
+  (void)environment;
+  if (!wanted(argc, argv)) return;
+  phase = connecting;
+  began = 1;
+  if (splay_thread_start_elsewhere(connect_now, NULL) != 0) phase = idle;
+}
+
+int splay_early_connection_began(void) {
+  pthread_mutex_lock(&lock);
+  int result = began;
+  pthread_mutex_unlock(&lock);
+  return result;
+}
+
+int splay_early_connection_take(void **mainloop, void **context) {
+  pthread_mutex_lock(&lock);
+  while (phase == connecting) pthread_cond_wait(&phase_changed, &lock);
+  int taken = phase == connected && early_mainloop != NULL;
+  if (taken) {
+    *mainloop = early_mainloop;
+    *context = early_context;
+  }
+  early_mainloop = NULL;
+  early_context = NULL;
+  phase = handed_over;
+  pthread_mutex_unlock(&lock);
+  return taken;
+}
+
+void splay_early_connection_discard(void) {
+  void *mainloop = NULL;
+  void *context = NULL;
+  if (!splay_early_connection_take(&mainloop, &context)) return;
+  pa_threaded_mainloop_lock(mainloop);
+  pa_context_disconnect(context);
+  pa_context_unref(context);
+  pa_threaded_mainloop_unlock(mainloop);
+  pa_threaded_mainloop_stop(mainloop);
+  pa_threaded_mainloop_free(mainloop);
+}
