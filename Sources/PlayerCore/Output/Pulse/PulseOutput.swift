@@ -204,12 +204,11 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
       return prepared
     }
     guard let entry = made else { return }
-    connect().always { [self] outcome in
-      guard case .success = outcome else {
-        entry.resolver.settle(with: outcome)
-        return
-      }
-      locked {
+    // The stream is asked for in the callback that reports the handshake done, as a C client would: going
+    // through a future there cost a thread hand-over before the stream could even be requested.
+    locked {
+      whenConnectedLocked { [self] connected in
+        guard case .success = connected else { return settle { entry.resolver.settle(with: Outcome(connected)) } }
         // Replaced by an `open` of something else meanwhile: that `open` makes its own stream.
         guard !entry.dropped else { return settle { entry.resolver.settle(with: .cancelled) } }
         createStream(for: decoder, at: 0, volume: Self.preparedVolume) { result in
@@ -408,27 +407,32 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
   private func connect() -> Future<Void, PlayerError> {
     let (future, resolver) = Future<Void, PlayerError>.pending()
     locked {
-      if context != nil, contextReady {
-        settle { resolver.resolve() }
-        return
-      }
-      connectWaiters.append { result in self.settle { resolver.settle(with: Outcome(result)) } }
-      guard context == nil else { return }
-      let api = pa_threaded_mainloop_get_api(mainloop)
-      let props = pa_proplist_new()
-      pa_proplist_sets(props, PA_PROP_APPLICATION_NAME, "splay")
-      pa_proplist_sets(props, PA_PROP_APPLICATION_ID, "org.splay.player")
-      pa_proplist_sets(props, PA_PROP_MEDIA_ROLE, "music")
-      let made = pa_context_new_with_proplist(api, "splay", props)
-      pa_proplist_free(props)
-      guard let ctx = made else { return failConnect(detail: "no memory for a connection") }
-      context = ctx
-      watchContextLocked(ctx)
-      if pa_context_connect(ctx, configuration.server, PA_CONTEXT_NOAUTOSPAWN, nil) < 0 {
-        failConnect(detail: lastErrorLocked())
-      }
+      whenConnectedLocked { result in self.settle { resolver.settle(with: Outcome(result)) } }
     }
     return future
+  }
+
+  /// Runs `body` once connected, or once connecting failed: at once when the context is ready, otherwise in
+  /// the context's state callback (mainloop thread), either way with the lock held; connects if nothing is
+  /// under way. What must follow the handshake without a thread hand-over (a prepared stream's creation)
+  /// uses this instead of ``connect()``.
+  private func whenConnectedLocked(_ body: @escaping (Result<Void, PlayerError>) -> Void) {
+    if context != nil, contextReady { return body(.success(())) }
+    connectWaiters.append(body)
+    guard context == nil else { return }
+    let api = pa_threaded_mainloop_get_api(mainloop)
+    let props = pa_proplist_new()
+    pa_proplist_sets(props, PA_PROP_APPLICATION_NAME, "splay")
+    pa_proplist_sets(props, PA_PROP_APPLICATION_ID, "org.splay.player")
+    pa_proplist_sets(props, PA_PROP_MEDIA_ROLE, "music")
+    let made = pa_context_new_with_proplist(api, "splay", props)
+    pa_proplist_free(props)
+    guard let ctx = made else { return failConnect(detail: "no memory for a connection") }
+    context = ctx
+    watchContextLocked(ctx)
+    if pa_context_connect(ctx, configuration.server, PA_CONTEXT_NOAUTOSPAWN, nil) < 0 {
+      failConnect(detail: lastErrorLocked())
+    }
   }
 
   /// Follows the connecting context's state, with a deadline behind the wait: libpulse's own connect timeout
