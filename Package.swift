@@ -67,6 +67,7 @@ let package = Package(
         "PlayerCore",
         "Futures",
         "AudioTestSupport",
+        "CPulseAudio",
         .product(name: "PropertyBased", package: "swift-property-based"),
       ]
     ),

@@ -68,6 +68,28 @@ import Testing
     #expect(simulated.statuses == ["stopped", "playing", "ended"])
   }
 
+  /// `splay play` begins connecting before `main` (CEarlyConnect), from the raw arguments: only when they name
+  /// no output and ask for no help. A script or test that asks for the simulated output must not start or
+  /// touch the user's sound server, which may be socket-activated.
+  @Test func onlyAPlayThatNamesNoOutputConnectsBeforeItsArgumentsAreParsed() throws {
+    let server = try SilentSocket()
+    let environment = ["PULSE_SERVER": "unix:" + server.path]
+    let file = Splay.fixture("media/short-44k-stereo.flac")
+    for arguments in [
+      ["play", "--json", "--output", "simulated", file], ["play", "--output=simulated", file],
+      ["play", "--help"], ["play", file, "-h"], ["info", file],
+    ] {
+      let result = try Splay.run(arguments, environment: environment)
+      #expect(result.status == 0, "\(arguments): \(result.stderr)")
+      #expect(server.takeConnections() == 0, "\(arguments) connected to the sound server")
+    }
+    // Connects to the server PULSE_SERVER names, which never answers: the deadline ends the attempt.
+    let result = try Splay.run(["play", "--json", file], environment: environment)
+    #expect(result.status == 4, "\(result.stderr)")
+    #expect(result.stderr.contains(server.path))
+    #expect(server.takeConnections() >= 1)
+  }
+
   @Test func usageErrorsExitTwo() throws {
     #expect(try Splay.run(["play"]).status == 2)
     #expect(try Splay.run(["play", "--volume", "200", "x.flac"]).status == 2)

@@ -1,11 +1,14 @@
 import AudioTestSupport
+import CPulseAudio
 import Foundation
 import Futures
 import PlayerCore
 import Testing
 
-/// `PulseOutput.prepare`, the stream `splay play` makes for its first file while it parses its command line,
-/// against the real server: which `open` takes it, which replaces it, and what is heard either way.
+/// What `splay play` starts before it has parsed its command line, against the real server: the connection it
+/// begins before `main` and hands to `PulseOutput(configuration:adopting:)`; `PulseOutput.prepare`, the stream
+/// it makes for its first file, which `open` takes it, which replaces it, and what is heard either way; and how
+/// far a corked stream decodes ahead.
 @Suite(.serialized, .enabled(if: PulseEnvironment.available, "needs the private PulseAudio server of `make test`"))
 final class PulsePrepareTests {
   private func value<Value: Sendable>(_ future: Future<Value, PlayerError>) async throws -> Value {
@@ -131,6 +134,115 @@ final class PulsePrepareTests {
       try await waitForOwnStreams(1)
       #expect(opened.stream == 1)
       #expect(try await stepsHeard(output, seconds: 1.3, steps: 4) == [0, 1, 2, 3], "the opened file still")
+      _ = try await value(output.close())
+    }
+  }
+
+  // MARK: - A connection begun before the output
+
+  /// Begins a connection as `splay play`'s constructor does (CEarlyConnect): a started threaded mainloop and
+  /// a context it called `pa_context_connect` for, no callback set. `name` is the client's application name,
+  /// so that the server's clients of this test can be counted.
+  private func beginConnection(server: String?, name: String) throws -> (OpaquePointer, OpaquePointer) {
+    let mainloop = try #require(pa_threaded_mainloop_new())
+    #expect(pa_threaded_mainloop_start(mainloop) == 0)
+    pa_threaded_mainloop_lock(mainloop)
+    defer { pa_threaded_mainloop_unlock(mainloop) }
+    let properties = pa_proplist_new()
+    pa_proplist_sets(properties, PA_PROP_APPLICATION_NAME, name)
+    let context = pa_context_new_with_proplist(pa_threaded_mainloop_get_api(mainloop), name, properties)
+    pa_proplist_free(properties)
+    let made = try #require(context)
+    _ = pa_context_connect(made, server, PA_CONTEXT_NOAUTOSPAWN, nil)
+    return (mainloop, made)
+  }
+
+  /// Waits (up to 3 s) until the context's state is one of `states`.
+  private func waitForState(_ connection: (OpaquePointer, OpaquePointer), in states: [pa_context_state_t]) async throws
+  {
+    for _ in 0..<300 {
+      pa_threaded_mainloop_lock(connection.0)
+      let state = pa_context_get_state(connection.1)
+      pa_threaded_mainloop_unlock(connection.0)
+      if states.contains(state) { return }
+      try await Task.sleep(for: .milliseconds(10))
+    }
+    Issue.record("the context did not reach \(states)")
+  }
+
+  /// The server's clients whose application name is `name`.
+  private func clients(named name: String) throws -> Int {
+    let listing = try PulseEnvironment.run("/usr/bin/pactl", ["list", "clients"]).stdout
+    return listing.components(separatedBy: "application.name = \"\(name)\"").count - 1
+  }
+
+  private func waitForClients(named name: String, _ count: Int) async throws {
+    var polls = 0
+    while try clients(named: name) != count, polls < 300 {
+      polls += 1
+      try await Task.sleep(for: .milliseconds(10))
+    }
+    #expect(try clients(named: name) == count, "the server shows \(count) client(s) named \(name)")
+  }
+
+  @Test(arguments: [false, true])
+  func anAdoptedConnectionIsTheOutputsOnlyOneAndGoesWithIt(onceReady: Bool) async throws {
+    try await ExclusiveSink.run {
+      let name = "splay-adopt-\(UUID().uuidString)"
+      let connection = try beginConnection(server: PulseEnvironment.server, name: name)
+      // Taken over while the handshake is under way (as `splay play` usually does), or once it is done.
+      if onceReady { try await waitForState(connection, in: [PA_CONTEXT_READY]) }
+      var output: PulseOutput? = PulseOutput(
+        configuration: PulseOutput.Configuration(server: PulseEnvironment.server),
+        adopting: PulseOutput.Connection(mainloop: connection.0, context: connection.1))
+      let decoder = try SndfileDecoderFactory().open(ladder)
+      let opened = try await value(try #require(output).open(decoder, at: 0, volume: 100))
+      #expect(opened.stream == 1)
+      try await waitForClients(named: name, 1)
+      #expect(try await stepsHeard(try #require(output), seconds: 1.3, steps: 4) == [0, 1, 2, 3])
+      _ = try await value(try #require(output).close())
+      // The output owns the connection: it disconnects and frees the mainloop when it goes.
+      output = nil
+      try await waitForClients(named: name, 0)
+    }
+  }
+
+  @Test func anAdoptedConnectionThatFailedIsReportedByTheFirstOpenNamingTheServer() async throws {
+    let address = "unix:/nonexistent/splay-adopt-socket"
+    let connection = try beginConnection(server: address, name: "splay-adopt-failed")
+    try await waitForState(connection, in: [PA_CONTEXT_FAILED])
+    let output = PulseOutput(
+      configuration: PulseOutput.Configuration(server: address),
+      adopting: PulseOutput.Connection(mainloop: connection.0, context: connection.1))
+    let decoder = try SndfileDecoderFactory().open(ladder)
+    await #expect {
+      _ = try await value(output.open(decoder, at: 0, volume: 100))
+    } throws: { error in
+      (error as? PlayerError)?.code == "output-unavailable"
+        && (error as? PlayerError)?.message.contains(address) == true
+    }
+  }
+
+  // MARK: - Decoding ahead while corked
+
+  /// A corked stream decodes what the server takes and the server's buffer and two chunks more into its ring,
+  /// not the whole two-second ring: at start-up that CPU time is taken from the command-line parse and the
+  /// server, which the first sound waits for. Once it plays, the ring is filled.
+  @Test func aCorkedStreamDoesNotFillItsRingUntilItPlays() async throws {
+    try await ExclusiveSink.run {
+      let output = PulseOutput()
+      let decoder = FakeDecoder(path: "long-corked.flac", seconds: 30)
+      _ = try await value(output.open(decoder, at: 0, volume: 100))
+      try await Task.sleep(for: .milliseconds(300))
+      // A full ring alone is 88,200 frames (2 s at 44.1 kHz).
+      let corked = decoder.framesRead
+      #expect(corked < 88_200, "decoded \(corked) frames while corked")
+      _ = try await value(output.start())
+      try await Task.sleep(for: .milliseconds(300))
+      // The ring filled: more than a whole ring decoded, and far more than 0.3 s of playing took.
+      let playing = decoder.framesRead
+      #expect(playing >= 88_200 && playing - corked > 44_100, "decoded \(corked), then \(playing) frames")
+      _ = try await value(output.stop())
       _ = try await value(output.close())
     }
   }

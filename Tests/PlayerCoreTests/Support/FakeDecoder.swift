@@ -25,6 +25,9 @@ final class FakeDecoder: AudioDecoder {
     }
   }
 
+  /// The frame the next read starts at: with no seek, the frames read so far.
+  var framesRead: Int64 { cursor.withLock { $0 } }
+
   func seek(toFrame frame: Int64) throws(PlayerError) -> Int64 {
     cursor.withLock { position in
       position = min(max(frame, 0), info.frames)
