@@ -10,18 +10,7 @@ final class ControlClient {
     // its deinit, which closed the descriptor a second time — by then perhaps another test's pipe (polling a
     // server that is not listening yet made that frequent, and splay children died of SIGPIPE).
     let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-    var address = sockaddr_un()
-    address.sun_family = sa_family_t(AF_UNIX)
-    let bytes = Array(path.utf8)
-    withUnsafeMutableBytes(of: &address.sun_path) { raw in
-      raw.copyBytes(from: bytes)
-      raw[bytes.count] = 0
-    }
-    let result = withUnsafePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-      }
-    }
+    let result = withUnixSocketAddress(path) { connect(fd, $0, $1) }
     guard result == 0 else {
       close(fd)
       throw POSIXError(.ECONNREFUSED)

@@ -115,15 +115,7 @@ import Testing
     let path = FileManager.default.temporaryDirectory.path + "/splay-stale-\(getpid()).sock"
     // A socket file nobody listens on: bind and close without listening.
     let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-    var address = sockaddr_un()
-    address.sun_family = sa_family_t(AF_UNIX)
-    withUnsafeMutableBytes(of: &address.sun_path) { raw in
-      raw.copyBytes(from: Array(path.utf8))
-      raw[path.utf8.count] = 0
-    }
-    _ = withUnsafePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-    }
+    _ = withUnixSocketAddress(path) { bind(fd, $0, $1) }
     close(fd)
     #expect(FileManager.default.fileExists(atPath: path))
     // Ended when the test ends (ChildProcess's deinit); it inherits no descriptor of the test process.

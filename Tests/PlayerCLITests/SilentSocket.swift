@@ -9,18 +9,7 @@ final class SilentSocket {
   init() throws {
     path = "/tmp/splay-silent-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).sock"
     descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-    var address = sockaddr_un()
-    address.sun_family = sa_family_t(AF_UNIX)
-    let bytes = Array(path.utf8)
-    withUnsafeMutableBytes(of: &address.sun_path) { raw in
-      raw.copyBytes(from: bytes)
-      raw[bytes.count] = 0
-    }
-    let bound = withUnsafePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-      }
-    }
+    let bound = withUnixSocketAddress(path) { bind(descriptor, $0, $1) }
     guard descriptor >= 0, bound == 0, listen(descriptor, 64) == 0,
       fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK) == 0
     else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
