@@ -6,18 +6,18 @@ import Synchronization
 /// What `splay play` starts before its command line is parsed: the connection to the audio server and a
 /// stream for the file it will most likely play first.
 ///
-/// Parsing is the longest step of the start-up (ArgumentParser reflects over every command and option type,
-/// about 2 ms), and connecting, opening the first file and creating its stream are the longest waits after
-/// it. Begun first, on a thread of their own, they happen while the main thread parses, on the other core and
-/// in the server. The connection is begun even earlier, before `main`, by a C constructor (CEarlyConnect)
-/// that decides from the raw arguments by the rule below; this thread takes it over
-/// (``PulseOutput/init(configuration:adopting:)``). What the parse decides is not guessed: the early output is used only when the parsed
-/// options ask for exactly the output it is (`--output simulated`, `--server` or `--sink` make their own),
-/// and its prepared stream only when the controller opens that very decoder first
-/// (``PulseOutput/prepare(_:)``); anything else replaces it. When the parse is done before the thread has
-/// made its output, the command makes its own and the early one never connects. A command line that names
-/// an output or asks for help starts nothing early: it would not use the connection, and it should not start
-/// or touch the user's sound server (a socket-activated one starts on the first connection).
+/// Parsing is the longest step of the start-up (ArgumentParser reflects over every command and option type, about 2
+/// ms), and connecting, opening the first file and creating its stream are the longest waits after it. Begun first,
+/// on a thread of their own, they happen while the main thread parses, on the other core and in the server. The
+/// connection is begun even earlier, before `main`, by a C constructor (CEarlyConnect) that decides from the raw
+/// arguments by the rule below; this thread takes it over (``PulseOutput/init(configuration:adopting:)``). What the
+/// parse decides is not guessed: the early output is used only when the parsed options ask for exactly the output
+/// it is (`--output simulated`, `--server` or `--sink` make their own), and its prepared stream only when the
+/// controller opens that very decoder first (``PulseOutput/prepare(_:)``); anything else replaces it. When the
+/// parse is done before the thread has made its output, the command makes its own and the connection begun before
+/// `main` is closed. A command line that names an output or asks for help starts nothing early: it would not use
+/// the connection, and it should not start or touch the user's sound server (a socket-activated one starts on the
+/// first connection).
 enum EarlyStart {
   /// An output and the decoder factory whose kept decoder the output may be preparing a stream for. They go
   /// together: a decoder being read into one output's stream is not to be handed to another output.
