@@ -13,11 +13,17 @@ import Synchronization
 /// arguments by the rule below; this thread takes it over (``PulseOutput/init(configuration:adopting:)``). What the
 /// parse decides is not guessed: the early output is used only when the parsed options ask for exactly the output
 /// it is (`--output simulated`, `--server` or `--sink` make their own), and its prepared stream only when the
-/// controller opens that very decoder first (``PulseOutput/prepare(_:)``); anything else replaces it. When the
-/// parse is done before the thread has made its output, the command makes its own and the connection begun before
-/// `main` is closed. A command line that names an output or asks for help starts nothing early: it would not use
-/// the connection, and it should not start or touch the user's sound server (a socket-activated one starts on the
-/// first connection).
+/// controller opens that very decoder first (``PulseOutput/prepare(_:playing:)``); anything else replaces it. When
+/// the parse is done before the thread has made its output, the command makes its own and the connection begun
+/// before `main` is closed. A command line that names an output or asks for help starts nothing early: it would
+/// not use the connection, and it should not start or touch the user's sound server (a socket-activated one starts
+/// on the first connection).
+///
+/// The prepared stream also starts playing before the parse ends when the command line can mean nothing else
+/// than "play these files from the start of the first": `play`, file operands, and no option but `--json` and
+/// `--loop` (``startsPlaying(_:)``), as `paplay FILE` starts at once. The controller's first `open` then takes a
+/// running stream and confirms `playing` with the server's acknowledgement of that uncork; the state still
+/// changes only on the server's word. Every other command line waits for the parse, as before.
 enum EarlyStart {
   /// An output and the decoder factory whose kept decoder the output may be preparing a stream for. They go
   /// together: a decoder being read into one output's stream is not to be handed to another output.
@@ -56,6 +62,7 @@ enum EarlyStart {
     guard splay_early_connection_began() != 0 else { return }
     state.withLock { $0 = .starting }
     let operands = arguments.dropFirst(2).filter { !$0.hasPrefix("-") }
+    let playing = startsPlaying(arguments)
     DetachedThread.startElsewhere {
       // Goes on only if still wanted: a parse that finished first has made its own connection, and a second
       // handshake would only keep the server from answering that one.
@@ -75,7 +82,7 @@ enum EarlyStart {
         (try? session.decoders.check(first)) != nil, let decoder = session.decoders.keptDecoder(for: first)
       else { return }
       if case .abandoned = state.withLock({ $0 }) { return }
-      session.output.prepare(decoder)
+      session.output.prepare(decoder, playing: playing && first == operands.first)
     }
   }
 
@@ -102,6 +109,17 @@ enum EarlyStart {
       state = .taken
       return session
     }
+  }
+
+  /// Whether `arguments` (program name first) are `play` followed by file operands and options from
+  /// `--json` and `--loop` only: a command line whose parse can only ask to play its first operand from its
+  /// start, at full volume, on the default output. Anything else (`--start`, `--volume`, `--shuffle`, an
+  /// operand beginning with `-`, `--`) waits for the parse.
+  static func startsPlaying(_ arguments: [String]) -> Bool {
+    let rest = arguments.dropFirst()
+    guard rest.first == "play", rest.count > 1 else { return false }
+    let options = rest.dropFirst().filter { $0.hasPrefix("-") }
+    return options.allSatisfy { $0 == "--json" || $0 == "--loop" } && options.count < rest.count - 1
   }
 
   private static func isRegularFile(_ path: String) -> Bool {

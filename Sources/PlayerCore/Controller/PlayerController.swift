@@ -540,7 +540,10 @@ public final class PlayerController: Sendable {
     let opened = output.open(decoder, at: seconds, volume: volume)
     let info = decoder.info
     guard then == .playing else { return opened.map { .stream($0, track: info) } }
-    return opened.flatMap { [output] _ in output.start() }.map { .stream($0, track: info) }
+    // A stream prepared to play may be running already: its confirmation is the start's.
+    return opened.flatMap { [output] opened in opened.running ? .resolved(opened) : output.start() }.map {
+      .stream($0, track: info)
+    }
   }
 }
 

@@ -136,7 +136,9 @@ public struct PlayerStateMachine: Sendable {
       next.queue = queue
       next.index = index
       next.track = track ?? next.track
-      next.status = then == .playing ? .playing : (then == .paused ? .paused : .stopped)
+      // What the output confirmed, not what was asked: a stream prepared to play before its `open`
+      // (`PulseOutput.prepare(_:playing:)`) is confirmed running.
+      next.status = then == .playing || confirmation.running ? .playing : (then == .paused ? .paused : .stopped)
       next.position = position(confirmation)
       next.device = confirmation.device ?? next.device
       stream = confirmation.stream

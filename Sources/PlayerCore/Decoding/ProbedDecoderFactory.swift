@@ -18,7 +18,7 @@ public final class ProbedDecoderFactory: AudioDecoderFactory {
 
   /// Opens `path`; when the very first `open` asks for the checked path, returns the decoder ``check(_:)``
   /// kept. The kept decoder is for the first track only and is let go at the first `open` whatever it asks
-  /// for: an output may have read it meanwhile (``PulseOutput/prepare(_:)``, for the track a command line
+  /// for: an output may have read it meanwhile (``PulseOutput/prepare(_:playing:)``, for the track a command line
   /// most likely plays first), and handed out later, for a track that comes after another (`--shuffle`), it
   /// would start that track where the reading stopped.
   public func open(_ path: String) throws(PlayerError) -> any AudioDecoder {
@@ -43,7 +43,7 @@ public final class ProbedDecoderFactory: AudioDecoderFactory {
   }
 
   /// The decoder kept for `path`, left in place for the controller's `open` (an output may prepare a stream
-  /// for it meanwhile: ``PulseOutput/prepare(_:)``); nil when another path's decoder, or none, is kept.
+  /// for it meanwhile: ``PulseOutput/prepare(_:playing:)``); nil when another path's decoder, or none, is kept.
   public func keptDecoder(for path: String) -> (any AudioDecoder)? {
     kept.withLock { $0?.path == path ? $0?.decoder : nil }
   }

@@ -138,6 +138,55 @@ final class PulsePrepareTests {
     }
   }
 
+  // MARK: - A stream prepared to play
+
+  @Test func aStreamPreparedToPlayIsHeardFromItsStartBeforeAnyOpenWhichThenConfirmsItRunning() async throws {
+    try await ExclusiveSink.run {
+      let recorder = try MonitorRecorder()
+      let output = PulseOutput()
+      let decoder = try SndfileDecoderFactory().open(ladder)
+      output.prepare(decoder, playing: true)
+      try await Task.sleep(for: .milliseconds(700))
+      let opened = try await value(output.open(decoder, at: 0, volume: 100))
+      #expect(opened.stream == 1, "the prepared stream, not a second one")
+      #expect(opened.running, "the server acknowledged its uncork before the open")
+      #expect(opened.position > 0.3 && opened.position < 1.5, "confirmed at \(opened.position) s")
+      try await Task.sleep(for: .milliseconds(600))
+      _ = try await value(output.stop())
+      let recording = recorder.stop()
+      let start = try #require(recording.firstAudibleFrame(threshold: 0.05), "no audio reached the sink")
+      // Played from its first frame on, before and after the open, with nothing skipped or repeated.
+      #expect(SignalAnalysis.ladderSteps(recording.left, from: start, rate: recording.rate, count: 4) == [0, 1, 2, 3])
+      _ = try await value(output.close())
+    }
+  }
+
+  @Test func aShortTrackPreparedToPlayEndsOnlyOnceAnOpenTookItsStream() async throws {
+    try await ExclusiveSink.run {
+      let output = PulseOutput()
+      let ends = Lock<[OutputConfirmation]>([])
+      output.setEventHandler { event in
+        // The server also reports the underflow that follows the last frame; only the end matters here.
+        if case .trackFinished(let end) = event { ends.withLock { $0.append(end) } }
+      }
+      let decoder = FakeDecoder(path: "short-prepared.flac", seconds: 0.3)
+      output.prepare(decoder, playing: true)
+      // Long past its end: nobody has opened the stream, so nobody is told, and nothing is lost by waiting.
+      try await Task.sleep(for: .milliseconds(900))
+      #expect(ends.withLock { $0.isEmpty }, "the end was reported before any open")
+      let opened = try await value(output.open(decoder, at: 0, volume: 100))
+      #expect(opened.running && opened.stream == 1)
+      var polls = 0
+      while ends.withLock({ $0.isEmpty }), polls < 200 {
+        polls += 1
+        try await Task.sleep(for: .milliseconds(10))
+      }
+      let end = try #require(ends.withLock { $0.first }, "the end of the track, once the open took the stream")
+      #expect(end.stream == 1 && abs(end.position - 0.3) < 0.001)
+      _ = try await value(output.close())
+    }
+  }
+
   // MARK: - A connection begun before the output
 
   /// Begins a connection as `splay play`'s constructor does (CEarlyConnect): a started threaded mainloop and

@@ -104,9 +104,12 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
   /// Starts waiting for the ring's first audio (``prefill()``); answered by the decoding queue's hand-over,
   /// rejected when the stream goes.
   private var prefillWaiters: [Future<Void, PlayerError>.Resolver] = []
+  /// What runs with the lock held once the ring holds its first audio (`true`), or when the stream goes before
+  /// it does (`false`): the uncork of a stream prepared to play, which must not wait for a thread hand-over.
+  private var prefillActions: [(Bool) -> Void] = []
   /// Pauses whose cork the server acknowledged, waiting for the next timing update (``pause()``).
   private var corksAwaitingTiming: [CorkOutcome] = []
-  /// The stream ``prepare(_:)`` is making ahead of the first `open`, until that `open` takes it or replaces it.
+  /// The stream ``prepare(_:playing:)`` is making ahead of the first `open`, until that `open` takes it or replaces it.
   private var prepared: PreparedStream?
   /// Set by the first `open`: from then on the controller decides about streams, and nothing is prepared.
   private var opened = false
@@ -193,11 +196,18 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
   /// for exactly that, and starts filling it: that `open` then waits only for what is left of the stream's
   /// creation and prefill. `splay play` prepares its first file while its command line is still being parsed.
   ///
+  /// With `playing`, the stream is also uncorked as soon as its first audio is in the server's buffer, as
+  /// `paplay` starts: for a caller that knows the first command will be to play this track from its start
+  /// (`splay play FILE`, whose command line says nothing else). The `open` that takes such a stream waits for
+  /// the server's acknowledgement of that uncork and confirms a running stream; until an `open` has taken it,
+  /// the end of the track is not acted on (nobody would hear of it).
+  ///
   /// Nothing is guessed for the controller: the first `open` takes the prepared stream only when it is for the
-  /// same decoder object, at 0 s and full volume, and replaces it otherwise (as any `open` replaces the stream).
-  /// The `open` that takes it reports what its creation reported, a failed connection attempt included (the
-  /// next `open` connects again). No-op once an `open` came or a stream is prepared.
-  public func prepare(_ decoder: any AudioDecoder) {
+  /// same decoder object, at 0 s and full volume, and replaces it otherwise (as any `open` replaces the stream,
+  /// which silences one that was playing). The `open` that takes it reports what its creation reported, a
+  /// failed connection attempt included (the next `open` connects again). No-op once an `open` came or a
+  /// stream is prepared.
+  public func prepare(_ decoder: any AudioDecoder, playing: Bool = false) {
     let made = locked { () -> PreparedStream? in
       guard !opened, prepared == nil else { return nil }
       prepared = PreparedStream(decoder: decoder)
@@ -212,18 +222,46 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
         // Replaced by an `open` of something else meanwhile: that `open` makes its own stream.
         guard !entry.dropped else { return settle { entry.resolver.settle(with: .cancelled) } }
         createStream(for: decoder, at: 0, volume: Self.preparedVolume) { result in
-          self.settle { entry.resolver.settle(with: Outcome(result)) }
+          guard case .success = result, playing else {
+            return self.settle { entry.resolver.settle(with: Outcome(result)) }
+          }
+          self.whenPrefilledLocked { filled in
+            guard filled else { return self.settle { entry.resolver.settle(with: .cancelled) } }
+            self.uncorkPreparedLocked(entry)
+          }
         }
         entry.stream = streamNumber
       }
     }
   }
 
+  /// Uncorks a stream prepared to play (lock held); its `ready` future settles with the acknowledgement.
+  private func uncorkPreparedLocked(_ entry: PreparedStream) {
+    guard let stream, streamNumber == entry.stream, !entry.dropped else {
+      return settle { entry.resolver.settle(with: .cancelled) }
+    }
+    let failed: (PlayerError) -> Void = { error in self.settle { entry.resolver.reject(error) } }
+    issue(
+      "start",
+      start: { done in
+        pumpLocked()
+        return pa_stream_cork(stream, 0, PulseOperation.streamCallback, done)
+      },
+      completion: { [self] ok in
+        guard ok else { return failed(.outputFailed(operation: "start", detail: lastErrorLocked())) }
+        running = true
+        pumpLocked()
+        scheduleBoundaryCheckLocked()
+        settle { entry.resolver.resolve() }
+      }, failure: failed)
+  }
+
   /// The volume a prepared stream starts at: the controller's own before any `volume` command.
   static let preparedVolume = 100
 
   /// Connects if needed, then creates a corked stream for the decoder's format at `seconds`, or takes the one
-  /// ``prepare(_:)`` made for this very decoder at 0 s and full volume.
+  /// ``prepare(_:playing:)`` made for this very decoder at 0 s and full volume, which may be running: the
+  /// confirmation says so.
   public func open(_ decoder: any AudioDecoder, at seconds: Double, volume: Int) -> Future<
     OutputConfirmation, PlayerError
   > {
@@ -237,9 +275,14 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
     }
     guard let adopted else { return openAnew(decoder, at: seconds, volume: volume) }
     return adopted.ready.flatMap { [self] _ in prefill() }.map { [self] _ in
-      OutputConfirmation(
-        position: 0, time: Self.now(), running: false, stream: locked { adopted.stream },
-        device: locked { deviceNameLocked })
+      locked {
+        // A stream that plays may have taken in all of a short track while nobody listened: its drain begins
+        // now that somebody does.
+        if running { pumpLocked() }
+        return OutputConfirmation(
+          position: running ? positionLocked() : 0, time: Self.now(), running: running, stream: adopted.stream,
+          device: deviceNameLocked)
+      }
     }
   }
 
@@ -738,6 +781,9 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
       prefillWaiters = []
       settle { for waiter in waiters { waiter.reject(.cancelled) } }
     }
+    let actions = prefillActions
+    prefillActions = []
+    for action in actions { action(false) }
     ring?.invalidate()
     ring = nil
     decoder = nil
@@ -780,7 +826,8 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
     }
     advanceIfBoundaryPlayedLocked()
     if ring.drained {
-      if running && draining == nil { startDrainLocked() }
+      // Not before an `open` took the stream: a stream prepared to play has nobody to tell of its end yet.
+      if running && draining == nil && opened { startDrainLocked() }
     } else {
       scheduleFill()
     }
@@ -995,12 +1042,24 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
     return writtenFrames + Int64(ring.availableFrames) >= wanted || ring.fillState.endOfTrack
   }
 
+  /// Runs `action` (lock held) once the open stream's ring holds its first audio, at once when it does already;
+  /// with `false` when the stream goes first.
+  private func whenPrefilledLocked(_ action: @escaping (Bool) -> Void) {
+    guard let ring else { return action(false) }
+    if prefilledLocked(ring) { return action(true) }
+    prefillActions.append(action)
+    scheduleFill(evenAboveTheMark: true)
+  }
+
   /// Resolves the prefill waiters once the decoder has handed over enough audio (decoding queue, lock held).
   private func releasePrefillWaitersLocked(_ ring: SampleRing) {
-    guard !prefillWaiters.isEmpty, prefilledLocked(ring) else { return }
+    guard !prefillWaiters.isEmpty || !prefillActions.isEmpty, prefilledLocked(ring) else { return }
     let waiters = prefillWaiters
     prefillWaiters = []
-    settle { for waiter in waiters { waiter.resolve() } }
+    let actions = prefillActions
+    prefillActions = []
+    for action in actions { action(true) }
+    if !waiters.isEmpty { settle { for waiter in waiters { waiter.resolve() } } }
   }
 
   /// Seek and stop: cork if running, flush, move the decoder, refill, and uncork again when `resume` says so
@@ -1224,8 +1283,9 @@ private final class CorkOutcome {
   var answered = false
 }
 
-/// A stream made by ``PulseOutput/prepare(_:)`` before the first `open`: for which decoder, settled when the
-/// server has created it (or failed to). Its `var`s are read and written with the mainloop lock held only,
+/// A stream made by ``PulseOutput/prepare(_:playing:)`` before the first `open`: for which decoder, settled
+/// when the server has created it (or failed to), and for a stream prepared to play, when it acknowledged the
+/// uncork. Its `var`s are read and written with the mainloop lock held only,
 /// like the output's own.
 private final class PreparedStream: @unchecked Sendable {
   /// Held, not only identified: compared by identity with the decoder of the first `open`.
