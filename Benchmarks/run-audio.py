@@ -86,8 +86,11 @@ def main():
     run([str(ROOT / "scripts" / "install-deps"), "mpv", "mpg123", "sox"])
     if not options.skip_build:
         step("building splay and ControlProbe (release)")
-        # splay as `make release` builds it, with the Swift runtime linked in.
-        for package, product, extra in ((ROOT, "splay", ["--static-swift-stdlib"]), (PACKAGE, "ControlProbe", [])):
+        # splay as `make release` builds it, with the Swift runtime and libstdc++ linked in.
+        cxx = subprocess.run([str(ROOT / "scripts" / "static-libstdcxx-dir")], capture_output=True, text=True,
+                             check=True).stdout.strip()
+        static = ["--static-swift-stdlib"] + (["-Xlinker", f"-L{cxx}"] if cxx else [])
+        for package, product, extra in ((ROOT, "splay", static), (PACKAGE, "ControlProbe", [])):
             run([options.swift, "build", "-c", "release", "-j", options.jobs, "--package-path", str(package),
                  "--product", product] + extra)
 
@@ -768,7 +771,7 @@ def cpu_pressure():
 NOTES = """\
 Every figure comes from this run. Peers: `paplay` (FLAC), `mpg123 -o pulse` (MP3),
 `mpv --no-config --no-video --ao=pulse` (both); splay is the release build (`make release`: the Swift
-runtime linked in).
+runtime and libstdc++ linked in).
 
 - The monitor: `parec` records `splay_null.monitor` (float, 44.1 kHz, 5 ms latency) through a pipe that a
   thread stamps on arrival with CLOCK_MONOTONIC; a frame's time is the arrival of its chunk (chunks of about
