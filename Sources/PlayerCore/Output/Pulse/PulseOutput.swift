@@ -173,9 +173,14 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
 
   /// Starts connecting to the server now instead of at the first `open`, so that the handshake overlaps with
   /// what the caller does meanwhile (parsing arguments, probing files): the first sound comes sooner. A
-  /// failure is not reported here; the first `open` reports it (and tries again).
+  /// failure is not reported here; the first `open` reports it (and tries again). Does nothing while a
+  /// connection is made or under way (an adopted one, for example): nobody would wait for the answer, and
+  /// handing it over to a thread of its own would only take a CPU from the start-up.
   public func connectEarly() {
-    _ = connect()
+    locked {
+      guard context == nil else { return }
+      whenConnectedLocked { _ in }
+    }
   }
 
   /// `pulse:` and the server address tried.
