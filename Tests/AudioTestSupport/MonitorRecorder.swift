@@ -95,6 +95,11 @@ public final class MonitorRecorder: Sendable {
     while captured.state.withLock({ $0.samples.count }) < 4410 * 2, Self.now() < deadline { usleep(1000) }
   }
 
+  /// What was heard so far; the recording goes on.
+  public func snapshot() -> Recording {
+    captured.state.withLock { Recording(samples: $0.samples, arrivals: $0.arrivals) }
+  }
+
   /// Stops recording and returns what was heard.
   public func stop() -> Recording {
     // Give the last chunks time to arrive, then stop parec. `waitUntilExit` spins a run loop that a test's

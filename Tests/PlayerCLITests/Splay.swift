@@ -36,6 +36,13 @@ enum Splay {
     }
 
     var statuses: [String] { jsonLines.compactMap { $0["status"] as? String } }
+
+    /// Whether `splay play` printed a play of its queue from the start to the end on the real server: `playing`
+    /// first when it started before its arguments were parsed (EarlyStart), or `stopped`, `playing` when the
+    /// parse won the race.
+    var playedToTheEnd: Bool {
+      statuses == ["playing", "ended"] || statuses == ["stopped", "playing", "ended"]
+    }
   }
 
   /// Runs `splay ARGUMENTS` with an optional extra environment and stdin, and a hard timeout. `launcher` runs

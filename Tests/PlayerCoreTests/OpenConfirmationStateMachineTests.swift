@@ -2,7 +2,7 @@ import PlayerCore
 import Testing
 
 /// How the pure state machine takes an `open` confirmation: the status follows what the output confirmed, so an
-/// output that hands over a stream already playing (`PulseOutput.prepare(_:playing:)`) is published as playing.
+/// output that hands over a stream already playing (`PulseOutput.prepare(_:playingWhen:)`) is published as playing.
 @Suite struct OpenConfirmationStateMachineTests {
   private let track = TrackInfo(path: "a.flac", format: "FLAC", sampleRate: 44_100, channels: 2, frames: 441_000)
 

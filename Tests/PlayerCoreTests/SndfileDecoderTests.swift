@@ -28,6 +28,39 @@ import Testing
     }
   }
 
+  @Test(arguments: ["truncated.flac", "truncated.mp3", "truncated.ogg"])
+  func aDeferredLengthCheckRefusesATruncatedFileAsTheOpenWould(name: String) throws {
+    let decoder = try SndfileDecoder(path: Fixtures.broken(name), deferringLengthCheck: true)
+    #expect {
+      try decoder.checkLength()
+    } throws: { error in
+      guard case .unsupportedFormat(let path, let detail) = error as? PlayerError else { return false }
+      return path == Fixtures.broken(name) && detail.contains("truncated")
+    }
+  }
+
+  /// The check seeks near the end of the file: made between two reads, it must leave the next read where it was.
+  @Test(arguments: ["ladder-44k-stereo.flac", "ladder-44k-stereo.mp3", "ladder-48k-mono.ogg"])
+  func aDeferredLengthCheckLeavesTheNextReadWhereItWas(name: String) throws {
+    let checked = try SndfileDecoder(path: Fixtures.media(name), deferringLengthCheck: true)
+    let straight = try SndfileDecoder(path: Fixtures.media(name))
+    let channels = checked.info.channels
+    let first = UnsafeMutableBufferPointer<Float>.allocate(capacity: 6000 * channels)
+    let second = UnsafeMutableBufferPointer<Float>.allocate(capacity: 6000 * channels)
+    defer {
+      first.deallocate()
+      second.deallocate()
+    }
+    #expect(try checked.read(into: first, frames: 1000) == 1000)
+    try checked.checkLength()
+    #expect(
+      try checked.read(into: UnsafeMutableBufferPointer(rebasing: first[(1000 * channels)...]), frames: 5000) == 5000)
+    #expect(try straight.read(into: second, frames: 6000) == 6000)
+    // An MP3 decoded after a seek back can differ from a fresh decode by float rounding (see lengthProblem).
+    let worst = zip(first, second).map { abs($0 - $1) }.max() ?? 0
+    #expect(worst < 1e-6, "frames after the check differ by up to \(worst)")
+  }
+
   @Test func aFileTruncatedAfterOpeningFailsTheReadThatMeetsItsEnd() throws {
     let path = FileManager.default.temporaryDirectory.path + "/splay-shrinking-\(getpid()).flac"
     try FileManager.default.copyItem(atPath: Fixtures.sweepFLAC, toPath: path)

@@ -137,7 +137,7 @@ public struct PlayerStateMachine: Sendable {
       next.index = index
       next.track = track ?? next.track
       // What the output confirmed, not what was asked: a stream prepared to play before its `open`
-      // (`PulseOutput.prepare(_:playing:)`) is confirmed running.
+      // (`PulseOutput.prepare(_:playingWhen:)`) is confirmed running.
       next.status = then == .playing || confirmation.running ? .playing : (then == .paused ? .paused : .stopped)
       next.position = position(confirmation)
       next.device = confirmation.device ?? next.device

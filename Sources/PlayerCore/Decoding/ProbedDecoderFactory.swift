@@ -18,7 +18,7 @@ public final class ProbedDecoderFactory: AudioDecoderFactory {
 
   /// Opens `path`; when the very first `open` asks for the checked path, returns the decoder ``check(_:)``
   /// kept. The kept decoder is for the first track only and is let go at the first `open` whatever it asks
-  /// for: an output may have read it meanwhile (``PulseOutput/prepare(_:playing:)``, for the track a command line
+  /// for: an output may have read it meanwhile (``PulseOutput/prepare(_:playingWhen:)``, for the track a command line
   /// most likely plays first), and handed out later, for a track that comes after another (`--shuffle`), it
   /// would start that track where the reading stopped.
   public func open(_ path: String) throws(PlayerError) -> any AudioDecoder {
@@ -42,8 +42,17 @@ public final class ProbedDecoderFactory: AudioDecoderFactory {
     }
   }
 
+  /// Keeps `decoder`, opened and checked elsewhere for `path`, as if ``check(_:)`` had opened it; nothing
+  /// changes when a decoder is kept already. `splay play` checks its first file beside the stream it prepares
+  /// for it.
+  public func keep(_ decoder: any AudioDecoder, for path: String) {
+    kept.withLock { kept in
+      if kept == nil { kept = (path, decoder) }
+    }
+  }
+
   /// The decoder kept for `path`, left in place for the controller's `open` (an output may prepare a stream
-  /// for it meanwhile: ``PulseOutput/prepare(_:playing:)``); nil when another path's decoder, or none, is kept.
+  /// for it meanwhile: ``PulseOutput/prepare(_:playingWhen:)``); nil when another path's decoder, or none, is kept.
   public func keptDecoder(for path: String) -> (any AudioDecoder)? {
     kept.withLock { $0?.path == path ? $0?.decoder : nil }
   }

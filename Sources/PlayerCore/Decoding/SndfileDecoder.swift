@@ -26,8 +26,11 @@ public final class SndfileDecoder: AudioDecoder {
   ///
   /// The path is checked with `stat` before anything reads it, so a directory, a FIFO (which would block an
   /// `open`) or a device gets ``PlayerError/notAFile(path:)`` at once; the file is then opened once and handed
-  /// to libsndfile by descriptor, so what was checked is what is read.
-  public init(path: String) throws(PlayerError) {
+  /// to libsndfile by descriptor, so what was checked is what is read. A file shorter than its header declares
+  /// is refused (see ``checkLength()``), unless `deferringLengthCheck` asks the caller to make that check
+  /// itself with ``checkLength()`` before it trusts the file: `splay play` starts its first file's stream
+  /// while the check runs, and starts playing only once it passed.
+  public init(path: String, deferringLengthCheck: Bool = false) throws(PlayerError) {
     var st = stat()
     if stat(path, &st) != 0 {
       throw Self.fileError(errno: errno, path: path)
@@ -48,7 +51,9 @@ public final class SndfileDecoder: AudioDecoder {
       sf_close(file)
       throw .unsupportedFormat(path: path, detail: "a sample rate of \(sfinfo.samplerate) Hz")
     }
-    if let problem = Self.lengthProblem(file, frames: Int64(sfinfo.frames), rate: Int64(sfinfo.samplerate)) {
+    if !deferringLengthCheck,
+      let problem = Self.lengthProblem(file, frames: Int64(sfinfo.frames), rate: Int64(sfinfo.samplerate))
+    {
       sf_close(file)
       throw .unsupportedFormat(path: path, detail: problem)
     }
@@ -69,6 +74,19 @@ public final class SndfileDecoder: AudioDecoder {
       if let file = OpaquePointer(bitPattern: handle.bits) { sf_close(file) }
       handle.bits = 0
     }
+  }
+
+  /// Throws the error ``init(path:deferringLengthCheck:)`` throws for a file that ends before the length its
+  /// header declares (truncated). Safe beside reads on other threads: it holds the file while it looks, and
+  /// leaves the next read where it was.
+  public func checkLength() throws(PlayerError) {
+    let problem: String? = handle.withLock { handle in
+      guard let file = OpaquePointer(bitPattern: handle.bits) else { return nil }
+      let problem = Self.lengthProblem(file, frames: info.frames, rate: Int64(info.sampleRate))
+      if handle.frame != 0 { _ = sf_seek(file, sf_count_t(handle.frame), SEEK_SET) }
+      return problem
+    }
+    if let problem { throw .unsupportedFormat(path: info.path, detail: problem) }
   }
 
   /// Reads interleaved float frames; a decoding error mid-file ends the track with an error naming the file.

@@ -62,7 +62,7 @@ public protocol AudioOutput: AnyObject, Sendable {
 
   /// Connects if needed and opens a corked stream for `decoder`'s format, positioned at `seconds`. The
   /// confirmation's `running` says whether audio flows: an output may hand over a stream it was asked to start
-  /// playing before the first `open` (``PulseOutput/prepare(_:playing:)``), and the state follows the output.
+  /// playing before the first `open` (``PulseOutput/prepare(_:playingWhen:)``), and the state follows the output.
   func open(_ decoder: any AudioDecoder, at seconds: Double, volume: Int) -> Future<OutputConfirmation, PlayerError>
 
   /// Uncorks: resolves when the server confirmed that audio flows.

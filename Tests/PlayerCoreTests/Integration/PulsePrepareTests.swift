@@ -145,7 +145,7 @@ final class PulsePrepareTests {
       let recorder = try MonitorRecorder()
       let output = PulseOutput()
       let decoder = try SndfileDecoderFactory().open(ladder)
-      output.prepare(decoder, playing: true)
+      output.prepare(decoder, playingWhen: .resolved(()))
       try await Task.sleep(for: .milliseconds(700))
       let opened = try await value(output.open(decoder, at: 0, volume: 100))
       #expect(opened.stream == 1, "the prepared stream, not a second one")
@@ -170,7 +170,7 @@ final class PulsePrepareTests {
         if case .trackFinished(let end) = event { ends.withLock { $0.append(end) } }
       }
       let decoder = FakeDecoder(path: "short-prepared.flac", seconds: 0.3)
-      output.prepare(decoder, playing: true)
+      output.prepare(decoder, playingWhen: .resolved(()))
       // Long past its end: nobody has opened the stream, so nobody is told, and nothing is lost by waiting.
       try await Task.sleep(for: .milliseconds(900))
       #expect(ends.withLock { $0.isEmpty }, "the end was reported before any open")
@@ -183,6 +183,40 @@ final class PulsePrepareTests {
       }
       let end = try #require(ends.withLock { $0.first }, "the end of the track, once the open took the stream")
       #expect(end.stream == 1 && abs(end.position - 0.3) < 0.001)
+      _ = try await value(output.close())
+    }
+  }
+
+  /// A stream prepared to play waits for its `playingWhen` future (in `splay play`, the file's length check)
+  /// however long its audio has been in; when that future fails it stays corked, and the open says so.
+  @Test(arguments: [true, false])
+  func aStreamPreparedToPlayStartsOnlyOnceItsFutureSucceeded(succeeds: Bool) async throws {
+    try await ExclusiveSink.run {
+      let recorder = try MonitorRecorder()
+      let output = PulseOutput()
+      let decoder = try SndfileDecoderFactory().open(ladder)
+      let (cleared, clear) = Future<Void, PlayerError>.pending()
+      let prepared = output.prepare(decoder, playingWhen: cleared)
+      try await waitForOwnStreams(1)
+      try await Task.sleep(for: .milliseconds(400))
+      let early = recorder.snapshot()
+      #expect(early.firstAudibleFrame(threshold: 0.05) == nil, "audio before its future settled")
+      #expect(!prepared.isSettled)
+      if succeeds { clear.resolve() } else { clear.reject(.cancelled) }
+      _ = try await value(prepared)
+      let opened = try await value(output.open(decoder, at: 0, volume: 100))
+      #expect(opened.stream == 1 && opened.running == succeeds)
+      if succeeds {
+        try await Task.sleep(for: .milliseconds(1100))
+        _ = try await value(output.stop())
+        let recording = recorder.stop()
+        let start = try #require(recording.firstAudibleFrame(threshold: 0.05), "no audio reached the sink")
+        #expect(
+          SignalAnalysis.ladderSteps(recording.left, from: start, rate: recording.rate, count: 4) == [0, 1, 2, 3])
+      } else {
+        #expect(recorder.stop().firstAudibleFrame(threshold: 0.05) == nil, "a refused start played")
+        #expect(try await stepsHeard(output, seconds: 1.3, steps: 4) == [0, 1, 2, 3], "played by the open's start")
+      }
       _ = try await value(output.close())
     }
   }

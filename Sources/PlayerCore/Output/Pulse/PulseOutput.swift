@@ -109,7 +109,7 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
   private var prefillActions: [(Bool) -> Void] = []
   /// Pauses whose cork the server acknowledged, waiting for the next timing update (``pause()``).
   private var corksAwaitingTiming: [CorkOutcome] = []
-  /// The stream ``prepare(_:playing:)`` is making ahead of the first `open`, until that `open` takes it or replaces it.
+  /// The stream ``prepare(_:playingWhen:)`` is making ahead of the first `open`, until that `open` takes it or replaces it.
   private var prepared: PreparedStream?
   /// Set by the first `open`: from then on the controller decides about streams, and nothing is prepared.
   private var opened = false
@@ -201,24 +201,41 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
   /// for exactly that, and starts filling it: that `open` then waits only for what is left of the stream's
   /// creation and prefill. `splay play` prepares its first file while its command line is still being parsed.
   ///
-  /// With `playing`, the stream is also uncorked as soon as its first audio is in the server's buffer, as
-  /// `paplay` starts: for a caller that knows the first command will be to play this track from its start
-  /// (`splay play FILE`, whose command line says nothing else). The `open` that takes such a stream waits for
-  /// the server's acknowledgement of that uncork and confirms a running stream; until an `open` has taken it,
-  /// the end of the track is not acted on (nobody would hear of it).
+  /// With `playingWhen`, the stream is also uncorked as soon as its first audio is in the server's buffer and
+  /// that future has succeeded, as `paplay` starts: for a caller that knows the first command will be to play
+  /// this track from its start (`splay play FILE`, whose command line says nothing else), and that is still
+  /// finishing its own checks of the file (the future). When the future fails or is cancelled, the stream stays
+  /// corked. The `open` that takes a stream prepared to play waits for that future, and for the server's
+  /// acknowledgement of the uncork when it succeeded, and confirms a running stream; until an `open` has taken
+  /// it, the end of the track is not acted on (nobody would hear of it).
   ///
   /// Nothing is guessed for the controller: the first `open` takes the prepared stream only when it is for the
   /// same decoder object, at 0 s and full volume, and replaces it otherwise (as any `open` replaces the stream,
   /// which silences one that was playing). The `open` that takes it reports what its creation reported, a
   /// failed connection attempt included (the next `open` connects again). No-op once an `open` came or a
   /// stream is prepared.
-  public func prepare(_ decoder: any AudioDecoder, playing: Bool = false) {
+  ///
+  /// - Returns: a future that settles when the server has created the stream — for a stream prepared to play,
+  ///   when it acknowledged the uncork or the stream stays corked — or when making it failed; cancelled when
+  ///   nothing was prepared or an `open` of something else replaced it first.
+  @discardableResult
+  public func prepare(_ decoder: any AudioDecoder, playingWhen cleared: Future<Void, PlayerError>? = nil) -> Future<
+    Void, PlayerError
+  > {
     let made = locked { () -> PreparedStream? in
       guard !opened, prepared == nil else { return nil }
-      prepared = PreparedStream(decoder: decoder)
+      prepared = PreparedStream(decoder: decoder, playing: cleared != nil)
       return prepared
     }
-    guard let entry = made else { return }
+    guard let entry = made else { return .cancelled() }
+    cleared?.always { [self] outcome in
+      let record = {
+        if case .success = outcome { entry.start = .cleared } else { entry.start = .refused }
+        self.advancePreparedLocked(entry)
+      }
+      // Settled on the mainloop thread, this runs there, where the lock is held already.
+      if pa_threaded_mainloop_in_thread(mainloop) != 0 { record() } else { locked(record) }
+    }
     // The stream is asked for in the callback that reports the handshake done, as a C client would: going
     // through a future there cost a thread hand-over before the stream could even be requested.
     locked {
@@ -227,16 +244,44 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
         // Replaced by an `open` of something else meanwhile: that `open` makes its own stream.
         guard !entry.dropped else { return settle { entry.resolver.settle(with: .cancelled) } }
         createStream(for: decoder, at: 0, volume: Self.preparedVolume) { result in
-          guard case .success = result, playing else {
+          guard case .success = result else {
+            entry.finished = true
             return self.settle { entry.resolver.settle(with: Outcome(result)) }
           }
-          self.whenPrefilledLocked { filled in
-            guard filled else { return self.settle { entry.resolver.settle(with: .cancelled) } }
-            self.uncorkPreparedLocked(entry)
+          entry.created = true
+          if entry.start != .none {
+            self.whenPrefilledLocked { filled in
+              guard filled else {
+                entry.finished = true
+                return self.settle { entry.resolver.settle(with: .cancelled) }
+              }
+              entry.prefilled = true
+              self.advancePreparedLocked(entry)
+            }
           }
+          self.advancePreparedLocked(entry)
         }
         entry.stream = streamNumber
       }
+    }
+    return entry.ready
+  }
+
+  /// Settles a prepared stream's `ready` once what it waits for is there (lock held): the stream created,
+  /// and for a stream prepared to play, its first audio in and its `playingWhen` future settled; uncorks it
+  /// first when that future succeeded.
+  private func advancePreparedLocked(_ entry: PreparedStream) {
+    guard entry.created, !entry.finished else { return }
+    switch entry.start {
+    case .none, .refused:
+      entry.finished = true
+      settle { entry.resolver.resolve() }
+    case .waiting:
+      return
+    case .cleared:
+      guard entry.prefilled else { return }
+      entry.finished = true
+      uncorkPreparedLocked(entry)
     }
   }
 
@@ -265,7 +310,7 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
   static let preparedVolume = 100
 
   /// Connects if needed, then creates a corked stream for the decoder's format at `seconds`, or takes the one
-  /// ``prepare(_:playing:)`` made for this very decoder at 0 s and full volume, which may be running: the
+  /// ``prepare(_:playingWhen:)`` made for this very decoder at 0 s and full volume, which may be running: the
   /// confirmation says so.
   public func open(_ decoder: any AudioDecoder, at seconds: Double, volume: Int) -> Future<
     OutputConfirmation, PlayerError
@@ -1288,7 +1333,7 @@ private final class CorkOutcome {
   var answered = false
 }
 
-/// A stream made by ``PulseOutput/prepare(_:playing:)`` before the first `open`: for which decoder, settled
+/// A stream made by ``PulseOutput/prepare(_:playingWhen:)`` before the first `open`: for which decoder, settled
 /// when the server has created it (or failed to), and for a stream prepared to play, when it acknowledged the
 /// uncork. Its `var`s are read and written with the mainloop lock held only,
 /// like the output's own.
@@ -1301,9 +1346,30 @@ private final class PreparedStream: @unchecked Sendable {
   var stream: UInt64 = 0
   /// An `open` of something else came first: the stream is not to be made.
   var dropped = false
+  /// Whether the stream is to start playing before an `open` takes it, and whether it may yet.
+  var start: Start
+  /// The server has created the stream.
+  var created = false
+  /// Its first audio is in (only followed for a stream prepared to play).
+  var prefilled = false
+  /// `resolver` has been settled, or the uncork that settles it was issued.
+  var finished = false
 
-  init(decoder: any AudioDecoder) {
+  /// What a prepared stream's start waits for.
+  enum Start {
+    /// It stays corked until an `open` takes it.
+    case none
+    /// It plays once its `playingWhen` future has succeeded, which it has not yet.
+    case waiting
+    /// The future succeeded: it plays once its first audio is in.
+    case cleared
+    /// The future failed: it stays corked.
+    case refused
+  }
+
+  init(decoder: any AudioDecoder, playing: Bool) {
     self.decoder = decoder
+    start = playing ? .waiting : .none
     (ready, resolver) = Future<Void, PlayerError>.pending()
   }
 }
