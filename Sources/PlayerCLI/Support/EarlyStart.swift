@@ -73,6 +73,12 @@ enum EarlyStart {
       // Goes on only if still wanted: a parse that finished first has made its own connection, and a second
       // handshake would only keep the server from answering that one.
       guard state.withLock({ $0.isStarting }) else { return splay_early_connection_discard() }
+      // The first operand that names a regular file is most likely the first track; an option's value that
+      // happens to name one (`--start ./x`) only costs a stream that the first `open` replaces. It is opened
+      // before the output is made: opening needs no connection, and making the output waits for the
+      // connection's lock while the handshake holds it.
+      let first = operands.first(where: isRegularFile)
+      let opened = first.flatMap { try? SndfileDecoder(path: $0, deferringLengthCheck: true) }
       let session = Session(output: makeOutput(), decoders: ProbedDecoderFactory())
       let wanted = state.withLock { state in
         guard case .starting = state else { return false }
@@ -81,12 +87,8 @@ enum EarlyStart {
       }
       guard wanted else { return }
       session.output.connectEarly()
-      // The first operand that names a regular file is most likely the first track; an option's value that
-      // happens to name one (`--start ./x`) only costs a stream that the first `open` replaces. Not once the
-      // command has taken the session (it checks the file itself then) or chose another output.
-      guard case .ready = state.withLock({ $0 }), let first = operands.first(where: isRegularFile),
-        let decoder = try? SndfileDecoder(path: first, deferringLengthCheck: true)
-      else { return }
+      // Not once the command has taken the session (it checks the file itself then) or chose another output.
+      guard case .ready = state.withLock({ $0 }), let first, let decoder = opened else { return }
       if case .abandoned = state.withLock({ $0 }) { return }
       // The stream is requested before the file's length is checked (a seek near its end, about 0.3 ms for a
       // FLAC file), and may start playing only once it passed: the check runs while the server makes the
