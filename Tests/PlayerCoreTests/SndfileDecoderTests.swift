@@ -18,14 +18,17 @@ import Testing
     #expect(abs(total - info.frames) < Int64(info.sampleRate), "\(total) of \(info.frames) frames")
   }
 
+  /// Whether `error` refuses the broken fixture `name` as truncated.
+  private static func refusesAsTruncated(_ error: any Error, _ name: String) -> Bool {
+    guard case .unsupportedFormat(let path, let detail) = error as? PlayerError else { return false }
+    return path == Fixtures.broken(name) && detail.contains("truncated")
+  }
+
   @Test(arguments: ["truncated.flac", "truncated.mp3", "truncated.ogg"])
   func aTruncatedFileIsRefusedWhenOpened(name: String) {
     #expect {
       try SndfileDecoder(path: Fixtures.broken(name))
-    } throws: { error in
-      guard case .unsupportedFormat(let path, let detail) = error as? PlayerError else { return false }
-      return path == Fixtures.broken(name) && detail.contains("truncated")
-    }
+    } throws: { Self.refusesAsTruncated($0, name) }
   }
 
   @Test(arguments: ["truncated.flac", "truncated.mp3", "truncated.ogg"])
@@ -33,10 +36,7 @@ import Testing
     let decoder = try SndfileDecoder(path: Fixtures.broken(name), deferringLengthCheck: true)
     #expect {
       try decoder.checkLength()
-    } throws: { error in
-      guard case .unsupportedFormat(let path, let detail) = error as? PlayerError else { return false }
-      return path == Fixtures.broken(name) && detail.contains("truncated")
-    }
+    } throws: { Self.refusesAsTruncated($0, name) }
   }
 
   /// The check seeks near the end of the file: made between two reads, it must leave the next read where it was.

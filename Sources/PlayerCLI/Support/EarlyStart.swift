@@ -109,7 +109,8 @@ enum EarlyStart {
     // on two CPUs the parse (about 2 ms of CPU) competes with the threads that make it: connecting, decoding,
     // the server. So the main thread parses only once the stream plays, or the early start gave up, or the
     // bound passed (a server slow to answer keeps the parse waiting no longer than that). Interleaved at the
-    // monitor, 50 spawns each: first audio 10.82 -> 10.05 ms (mean; paplay 9.68).
+    // monitor, 50 spawns each, mean first audio: 10.82 -> 10.05 ms with a fixed 2.5 ms sleep here (paplay
+    // 9.68), 11.62 -> 11.32 ms with this wait in another run (paplay 10.04).
     if playing { _ = settled.wait(timeout: .now() + .milliseconds(10)) }
   }
 
