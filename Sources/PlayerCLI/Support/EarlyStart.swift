@@ -89,7 +89,6 @@ enum EarlyStart {
       session.output.connectEarly()
       // Not once the command has taken the session (it checks the file itself then) or chose another output.
       guard case .ready = state.withLock({ $0 }), let first, let decoder = opened else { return }
-      if case .abandoned = state.withLock({ $0 }) { return }
       // The stream is requested before the file's length is checked (a seek near its end, about 0.3 ms for a
       // FLAC file), and may start playing only once it passed: the check runs while the server makes the
       // stream. A file that fails it is not kept, so the command checks it again and reports why.

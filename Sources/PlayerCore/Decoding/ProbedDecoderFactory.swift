@@ -36,10 +36,7 @@ public final class ProbedDecoderFactory: AudioDecoderFactory {
   /// kept was checked already and is not opened again.
   public func check(_ path: String) throws(PlayerError) {
     if kept.withLock({ $0?.path == path }) { return }
-    let decoder = try opener.open(path)
-    kept.withLock { kept in
-      if kept == nil { kept = (path, decoder) }
-    }
+    keep(try opener.open(path), for: path)
   }
 
   /// Keeps `decoder`, opened and checked elsewhere for `path`, as if ``check(_:)`` had opened it; nothing

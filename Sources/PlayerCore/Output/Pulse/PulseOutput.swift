@@ -292,16 +292,10 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
     }
     let failed: (PlayerError) -> Void = { error in self.settle { entry.resolver.reject(error) } }
     issue(
-      "start",
-      start: { done in
-        pumpLocked()
-        return pa_stream_cork(stream, 0, PulseOperation.streamCallback, done)
-      },
+      "start", start: { done in uncorkLocked(stream, done) },
       completion: { [self] ok in
         guard ok else { return failed(.outputFailed(operation: "start", detail: lastErrorLocked())) }
-        running = true
-        pumpLocked()
-        scheduleBoundaryCheckLocked()
+        startedLocked()
         settle { entry.resolver.resolve() }
       }, failure: failed)
   }
@@ -358,15 +352,26 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
   public func start() -> Future<OutputConfirmation, PlayerError> {
     prefill().flatMap { [self] _ in
       streamOperation("start") { stream, done in
-        self.pumpLocked()
-        return pa_stream_cork(stream, 0, PulseOperation.streamCallback, done)
+        self.uncorkLocked(stream, done)
       } then: { [self] in
-        running = true
-        pumpLocked()
-        scheduleBoundaryCheckLocked()
+        startedLocked()
         return OutputConfirmation(position: positionLocked(), time: Self.now(), running: true, stream: streamNumber)
       }
     }
+  }
+
+  /// Writes what the ring holds, then asks the server to uncork (lock held): the audio is there when it starts.
+  private func uncorkLocked(_ stream: OpaquePointer, _ done: UnsafeMutableRawPointer) -> OpaquePointer? {
+    pumpLocked()
+    return pa_stream_cork(stream, 0, PulseOperation.streamCallback, done)
+  }
+
+  /// The server acknowledged an uncork (mainloop thread): audio flows, the ring is topped up and a gapless
+  /// boundary is watched for again.
+  private func startedLocked() {
+    running = true
+    pumpLocked()
+    scheduleBoundaryCheckLocked()
   }
 
   /// Corks, and confirms with the position from the first timing update the server answers after the cork:
