@@ -71,6 +71,13 @@ let package = Package(
       ],
       swiftSettings: [.swiftLanguageMode(.v6)]
     ),
+    // A bare libpulse client timing the server's answers to the operations splay's commands wait for: the
+    // floor beside splay's and mpv's acknowledgement figures in Benchmarks/run-audio.py. In C, with no
+    // player around it.
+    .executableTarget(
+      name: "PulseFloorProbe",
+      linkerSettings: [.linkedLibrary("pulse")]
+    ),
     .executableTarget(
       name: "PlayerCoreBenchmarks",
       dependencies: [
