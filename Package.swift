@@ -17,11 +17,10 @@ let package = Package(
   ],
   targets: [
     .target(name: "Futures"),
-    .systemLibrary(
-      name: "CPulseAudio",
-      pkgConfig: "libpulse",
-      providers: [.apt(["libpulse-dev"])]
-    ),
+    // No pkg-config: libpulse's gives only `-D_REENTRANT -pthread` besides `-lpulse` (which the module map
+    // links), and SwiftPM refuses those two with a warning on every build. The headers are in /usr/include
+    // (libpulse-dev, which scripts/install-deps installs).
+    .systemLibrary(name: "CPulseAudio"),
     .systemLibrary(
       name: "CSndfile",
       pkgConfig: "sndfile",
