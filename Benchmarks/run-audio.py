@@ -378,23 +378,24 @@ FLOOR_OPERATIONS = ["pause", "pause_timing", "play", "volume"]
 def floor_loop(rounds):
     """The server alone: PulseFloorProbe's bare libpulse client times cork (and the timing update after it),
     uncork and sink-input volume, `rounds` times each; returns {operation: [ms]}."""
-    command = [str(FLOOR), str(rounds), str(int(GAP * 1000))]
-    result = subprocess.run(command, capture_output=True, text=True)
-    report = json.loads(result.stdout or "{}")
-    if result.returncode != 0 or report.get("failures"):
-        sys.exit(f"PulseFloorProbe failed ({result.returncode}): {result.stdout.strip()[:500]} "
-                 f"{result.stderr.strip()[-2000:]}")
-    return {name: [ns / 1e6 for ns in report[name]] for name in FLOOR_OPERATIONS}
+    return run_probe([str(FLOOR), str(rounds), str(int(GAP * 1000))], FLOOR_OPERATIONS)
 
 
 def probe_loop(positions):
     """Runs the same rounds in ControlProbe, splay's controller API in-process; returns {command: [ms]}."""
     command = [str(PROBE), str(MEDIA / "sweep-30s.flac"), str(int(GAP * 1000))] + [str(p) for p in positions]
+    return run_probe(command, COMMANDS)
+
+
+def run_probe(command, names):
+    """Runs a probe that prints one JSON object of nanosecond lists and a failure count; returns {name: [ms]}
+    for `names`. A probe that fails, or counts a failure, ends the run."""
     result = subprocess.run(command, capture_output=True, text=True)
     report = json.loads(result.stdout or "{}")
     if result.returncode != 0 or report.get("failures"):
-        sys.exit(f"ControlProbe failed ({result.returncode}): {result.stdout.strip()} {result.stderr.strip()[-2000:]}")
-    return {name: [ns / 1e6 for ns in report[name]] for name in COMMANDS}
+        sys.exit(f"{Path(command[0]).name} failed ({result.returncode}): {result.stdout.strip()[:2000]} "
+                 f"{result.stderr.strip()[-2000:]}")
+    return {name: [ns / 1e6 for ns in report[name]] for name in names}
 
 
 class LineClient:
@@ -726,9 +727,9 @@ def latency_rows(figures, honesty):
                        f"{ms(server['pause'], 2)})", server["pause_timing"]),
              "play": (f"uncork {ms(server['play'], 2)} (mpv's too)", server["play"]),
              "volume": (f"sink-input volume {ms(server['volume'], 2)} (mpv's volume: none)", server["volume"])}
+    noops = {name: percentile(players[name]["noop"], 0.5) for name in ("splay socket", "mpv IPC")}
     # The cheapest socket round trip of this run: what any player's reply adds to the server's part at least.
-    noop_name, noop = min(((name, percentile(players[name]["noop"], 0.5)) for name in ("splay socket", "mpv IPC")),
-                          key=lambda pair: pair[1])
+    noop_name, noop = min(noops.items(), key=lambda pair: pair[1])
     for command, label in (("pause", "pause"), ("play", "resume"), ("seek", "seek"), ("volume", "volume")):
         summary = {name: (percentile(values[command], 0.5), percentile(values[command], 0.99))
                    for name, values in players.items()}
@@ -757,7 +758,6 @@ def latency_rows(figures, honesty):
             misses.append(f"p99 {worst_p99:.2f} ms > 10 ms")
         rows.append([f"Acknowledgement of {label}, p50 / p99", splay, peer, target,
                      verdict(not misses, "; ".join(misses))])
-    noops = {name: percentile(players[name]["noop"], 0.5) for name in ("splay socket", "mpv IPC")}
     rows.append(["Socket round trip of a request that does nothing, p50 (context)",
                  f"socket {ms(noops['splay socket'], 2)} (`unsubscribe`)",
                  f"mpv IPC: {ms(noops['mpv IPC'], 2)} (`client_name`)", "—", "—"])

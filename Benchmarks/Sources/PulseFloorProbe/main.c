@@ -31,6 +31,7 @@ struct probe {
   int succeeded;
   uint64_t answered_at;
   int awaiting_timing;  // set once a cork was acknowledged: the next timing update is timed
+  int timing_arrived;
   uint64_t timing_at;
 };
 
@@ -69,6 +70,7 @@ static void timing_updated(pa_stream *stream, void *userdata) {
   if (!probe->awaiting_timing) return;
   probe->awaiting_timing = 0;
   probe->timing_at = now_ns();
+  probe->timing_arrived = 1;
   pa_threaded_mainloop_signal(probe->mainloop, 0);
 }
 
@@ -115,6 +117,7 @@ static uint64_t timed(struct probe *probe, enum command command, int percent, ui
   pa_threaded_mainloop_lock(probe->mainloop);
   probe->answered = 0;
   probe->awaiting_timing = 0;
+  probe->timing_arrived = 0;
   uint64_t started = now_ns();
   pa_operation *operation = NULL;
   if (command == volume_command) {
@@ -131,12 +134,7 @@ static uint64_t timed(struct probe *probe, enum command command, int percent, ui
   if (operation != NULL && wait_until(probe, &probe->answered) && probe->succeeded) {
     result = probe->answered_at - started;
     if (command == pause_command) {
-      // Cleared by the timing callback: wait while it is still armed.
-      while (probe->awaiting_timing) {
-        if (pa_stream_get_state(probe->stream) != PA_STREAM_READY) break;
-        pa_threaded_mainloop_wait(probe->mainloop);
-      }
-      *timing = probe->awaiting_timing ? 0 : probe->timing_at - started;
+      *timing = wait_until(probe, &probe->timing_arrived) ? probe->timing_at - started : 0;
     }
   }
   if (operation != NULL) pa_operation_unref(operation);
