@@ -26,6 +26,15 @@ let package = Package(
       pkgConfig: "sndfile",
       providers: [.apt(["libsndfile1-dev"])]
     ),
+    // FFmpeg for the second decoder, loaded with dlopen the first time a file needs it rather than linked: linked,
+    // libavformat and libavcodec load about 130 shared libraries into every process before `main` (an empty C
+    // program: 1.0 -> 33 ms here), where splay starts playing in about 10 ms. A system library target would link
+    // them. The FFmpeg headers (libavformat-dev, libavcodec-dev, libswresample-dev, libavutil-dev; see
+    // scripts/install-deps) are needed to build it, the libraries only to play what libsndfile cannot.
+    .target(name: "CFFmpeg"),
+    // FAAD2 for AAC-LC in MP4/M4A, loaded with dlopen on first use like FFmpeg; one small library where FFmpeg
+    // maps 130 (header: libfaad-dev, see scripts/install-deps).
+    .target(name: "CFaad"),
     // Gives the splay executable an `mpg123_new` that quiets libmpg123 under libsndfile (see its source). The
     // linker exports it by itself: libsndfile, on the link line, refers to that name.
     .target(name: "CMpg123Quiet"),
@@ -34,12 +43,20 @@ let package = Package(
     // Begins connecting to the sound server before `main` for `splay play` (see its source); PlayerCLI's
     // EarlyStart takes the connection over.
     .target(name: "CEarlyConnect", dependencies: ["CThreadStart"], linkerSettings: [.linkedLibrary("pulse")]),
+    // sd-bus for the MPRIS service (media keys, playerctl, desktop widgets): the object's vtables in C, the rest in
+    // PlayerCLI/MPRIS. Linked, not loaded with dlopen like FFmpeg: libpulse already brings libsystemd into every
+    // splay process, so naming it costs nothing measurable (an empty C program linked with libpulse: median 5.60
+    // ms per run, with libpulse and libsystemd 5.53 ms, 200 interleaved runs; libsystemd alone would add 1.3 ms).
+    // The headers come from libsystemd-dev (scripts/install-deps).
+    .target(name: "CSDBus", linkerSettings: [.linkedLibrary("systemd")]),
     .target(
       name: "PlayerCore",
       dependencies: [
         "Futures",
         "CPulseAudio",
         "CSndfile",
+        "CFFmpeg",
+        "CFaad",
         .product(name: "Logging", package: "swift-log"),
       ]
     ),
@@ -51,6 +68,7 @@ let package = Package(
         "CMpg123Quiet",
         "CThreadStart",
         "CEarlyConnect",
+        "CSDBus",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
         .product(name: "NIOCore", package: "swift-nio"),

@@ -78,6 +78,13 @@ let package = Package(
       name: "PulseFloorProbe",
       linkerSettings: [.linkedLibrary("pulse")]
     ),
+    // A D-Bus client timing MPRIS calls on one open connection (sd-bus), for the MPRIS rows of
+    // Benchmarks/run-audio.py (Benchmarks/bench_mpris.py): PlayPause on splay and on mpv with Debian's mpv-mpris
+    // plugin, with no process start-up in the figures. In C, like PulseFloorProbe; libsystemd-dev has the header.
+    .executableTarget(
+      name: "MPRISProbe",
+      linkerSettings: [.linkedLibrary("systemd")]
+    ),
     .executableTarget(
       name: "PlayerCoreBenchmarks",
       dependencies: [

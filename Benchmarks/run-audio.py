@@ -14,7 +14,13 @@ without PULSE_SERVER, so it never measures against a user's own server):
    timing the operations those commands wait for) and each socket's round trip for a request that does nothing;
 4. honesty, at the monitor: from the reply to pause to silence, the error between a seek's requested position
    and the content that first arrives after it, and the audio lost or repeated across pause and resume
-   (splay through its socket, and mpv).
+   (splay through its socket, and mpv);
+5. MPRIS (issue 21, Benchmarks/bench_mpris.py): PlayPause's round trip over D-Bus (Benchmarks/Sources/MPRISProbe)
+   on splay and on mpv with Debian's mpv-mpris plugin, beside each one's socket in the same rounds, and the CPU
+   and wake-ups of idle players on the bus.
+
+Every player runs on a private D-Bus session bus that the script starts (bench_mpris.PrivateBus), so splay
+runs with MPRIS on, as users run it, and nothing on the user's own bus sees the players under test.
 
 How the monitor is read: `parec` records `splay_null.monitor` (float, 44.1 kHz stereo, the sink's own format,
 5 ms latency) into a pipe; a thread stamps every chunk with CLOCK_MONOTONIC when it arrives, and a frame's
@@ -45,6 +51,9 @@ import threading
 import time
 from pathlib import Path
 
+from bench_collection import collection_rows, measure_collection
+from bench_mpris import (MPRIS_NOTES, MPV_BUS_NAME, MPV_MPRIS, SETTLE, SPLAY_BUS_NAME, PrivateBus, measure_idle,
+                         measure_mpris, mpris_rows)
 from benchsupport import run, step, update_section
 
 try:
@@ -69,13 +78,13 @@ MPV = ["mpv", "--no-config", "--no-video", "--ao=pulse", "--no-terminal"]
 COMMANDS = ["pause", "play", "seek", "volume"]
 
 # Sample counts per mode; quick mode plays 1 s cuts of the sweeps for CPU and RSS (see quick_cuts).
-FULL = {"first_audio": 15, "rounds": 200, "honesty": 20, "cut": None}
-QUICK = {"first_audio": 3, "rounds": 15, "honesty": 3, "cut": 1}
+FULL = {"first_audio": 15, "rounds": 200, "honesty": 20, "cut": None, "collection": 5, "idle": 30}
+QUICK = {"first_audio": 3, "rounds": 15, "honesty": 3, "cut": 1, "collection": 2, "idle": 10}
 GAP = 0.02  # seconds between acknowledged commands in the latency loops
 
 
 def main():
-    """Builds what is missing, measures the four parts in turn, prints the table and updates the README."""
+    """Builds what is missing, measures the five parts in turn, prints the table and updates the README."""
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="fewer samples and 1 s files for CPU and RSS")
     parser.add_argument("--update-readme", metavar="FILE", help="rewrite the audio-bench section of FILE")
@@ -85,9 +94,9 @@ def main():
     options = parser.parse_args()
     check_sandbox()
 
-    run([str(ROOT / "scripts" / "install-deps"), "mpv", "mpg123", "sox", "libsox-fmt-mp3"])
+    run([str(ROOT / "scripts" / "install-deps"), "mpv", "mpg123", "sox", "libsox-fmt-mp3", "ffmpeg", "mpv-mpris"])
     if not options.skip_build:
-        step("building splay, ControlProbe and PulseFloorProbe (release)")
+        step("building splay, ControlProbe, PulseFloorProbe and MPRISProbe (release)")
         # splay as `make release` builds it, with the Swift runtime and libstdc++ linked in, and cross-module
         # optimization (for ControlProbe too, so that the API figures are of the same code).
         cxx = subprocess.run([str(ROOT / "scripts" / "static-libstdcxx-dir")], capture_output=True, text=True,
@@ -95,20 +104,34 @@ def main():
         cmo = ["-Xswiftc", "-cross-module-optimization"]
         static = ["--static-swift-stdlib"] + (["-Xlinker", f"-L{cxx}"] if cxx else []) + cmo
         for package, product, extra in ((ROOT, "splay", static), (PACKAGE, "ControlProbe", cmo),
-                                        (PACKAGE, "PulseFloorProbe", [])):
+                                        (PACKAGE, "PulseFloorProbe", []), (PACKAGE, "MPRISProbe", [])):
             run([options.swift, "build", "-c", "release", "-j", options.jobs, "--package-path", str(package),
                  "--product", product] + extra)
 
     plan = QUICK if options.quick else FULL
     started = time.monotonic()
-    with tempfile.TemporaryDirectory(prefix="splay-bench-") as directory:
+    with PrivateBus(), tempfile.TemporaryDirectory(prefix="splay-bench-") as directory:
         files = [MEDIA / "sweep-30s.flac", MEDIA / "sweep-30s.mp3"]
         if plan["cut"]:
             files = quick_cuts(files, plan["cut"], Path(directory))
+        files.append(aac_copy(files[0], Path(directory)))
+        monitor = Monitor()
+        try:
+            collection = measure_collection(
+                plan["collection"], directory, MEDIA / "short-44k-stereo.flac",
+                {"splay": [str(SPLAY), "play", "--json"], "mpv": MPV}, first_audio, monitor)
+        finally:
+            monitor.stop()
         results = {
+            "collection": collection,
             "first_audio": measure_first_audio(plan["first_audio"]),
             "cost": measure_cost(files),
             "latency": measure_latency(plan["rounds"]),
+            "mpris": measure_mpris(plan["rounds"], GAP, directory, {
+                "splay": (SplayClient, SPLAY_BUS_NAME),
+                "mpv": (lambda path: MpvClient(path, extra=[f"--script={MPV_MPRIS}"]), MPV_BUS_NAME),
+            }),
+            "idle": measure_idle(plan["idle"], directory, idle_players()),
             "honesty": measure_honesty(plan["honesty"]),
         }
     elapsed = time.monotonic() - started
@@ -236,7 +259,7 @@ def players(file):
     contenders = {"splay": [str(SPLAY), "play", "--json", path]}
     if file.suffix == ".flac":
         contenders["paplay"] = ["paplay", path]
-    else:
+    elif file.suffix == ".mp3":
         contenders["mpg123"] = ["mpg123", "-q", "-o", "pulse", path]
     contenders["mpv"] = MPV + [path]
     return contenders
@@ -285,6 +308,14 @@ def quick_cuts(files, seconds, directory):
         run(["sox", str(file), str(cut), "trim", "0", str(seconds)])
         cuts.append(cut)
     return cuts
+
+
+def aac_copy(flac, directory):
+    """`flac` encoded by ffmpeg's AAC encoder into an M4A in `directory` (192 kb/s, as a shop sells it)."""
+    m4a = directory / f"{flac.stem}.m4a"
+    run(["ffmpeg", "-nostdin", "-hide_banner", "-loglevel", "error", "-y", "-i", str(flac), "-c:a", "aac", "-b:a",
+         "192k", str(m4a)])
+    return m4a
 
 
 def measure_cost(files):
@@ -468,10 +499,11 @@ class SplayClient(LineClient):
 
 
 class MpvClient(LineClient):
-    """mpv playing the 30 s FLAC in a loop, spoken to through --input-ipc-server (its reply to seek means queued)."""
+    """mpv playing the 30 s FLAC in a loop, spoken to through --input-ipc-server (its reply to seek means queued);
+    `extra` options go before the file (the MPRIS rows load mpv-mpris with them)."""
 
-    def __init__(self, path, file="sweep-30s.flac"):
-        process = subprocess.Popen(MPV + ["--loop-file=inf", f"--input-ipc-server={path}", str(MEDIA / file)],
+    def __init__(self, path, file="sweep-30s.flac", extra=()):
+        process = subprocess.Popen(MPV + ["--loop-file=inf", f"--input-ipc-server={path}", *extra, str(MEDIA / file)],
                                    stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         super().__init__(path, process)
         # Wait until the file is loaded and playing, as splay's `play` reply confirms.
@@ -653,6 +685,53 @@ def analyse_trial(monitor, reference, trial, position):
     }
 
 
+# MARK: - 5. Idle players on the bus (the PlayPause rounds are in measure_mpris)
+
+
+def idle_players():
+    """The contenders of the idle rows, for bench_mpris.measure_idle: name → start(socket path, probe), which
+    returns (process, clean-up) once the player is on the bus (or, with `--no-mpris`, serving its socket). They
+    start in this order, so the second splay and the second mpv on the bus take their `.instance<pid>` names."""
+
+    def serve(*options, bus_name=None):
+        def start(path, probe):
+            process = subprocess.Popen([str(SPLAY), "serve", *options, "--socket", str(path)],
+                                       stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            if bus_name:
+                probe.wait_for(bus_name, process)
+            else:
+                client = LineClient(path, process)  # serving: it accepted a connection, which closes at once
+                client.reader.close()
+                client.socket.close()
+            return process, lambda: stop_process(process)
+        return start
+
+    def paused(client_type, bus_name):
+        def start(path, probe):
+            client = client_type(path)
+            probe.wait_for(bus_name(client.process.pid), client.process)
+            client.send("pause", None)
+            client.reader.close()
+            client.socket.close()
+            return client.process, lambda: client.__exit__()
+        return start
+
+    def mpv_idle(path, probe):
+        process = subprocess.Popen(MPV + ["--idle=yes", f"--script={MPV_MPRIS}"], stdin=subprocess.DEVNULL,
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        probe.wait_for(MPV_BUS_NAME, process)
+        return process, lambda: stop_process(process)
+
+    return {
+        "splay idle": serve(bus_name=SPLAY_BUS_NAME),
+        "splay paused": paused(SplayClient, lambda pid: f"{SPLAY_BUS_NAME}.instance{pid}"),
+        "splay idle, no MPRIS": serve("--no-mpris"),
+        "mpv idle": mpv_idle,
+        "mpv paused": paused(lambda path: MpvClient(path, extra=[f"--script={MPV_MPRIS}"]),
+                             lambda pid: f"{MPV_BUS_NAME}.instance{pid}"),
+    }
+
+
 # MARK: - The table
 
 
@@ -705,6 +784,9 @@ def cost_rows(figures):
         if "paplay" in results:
             paplay = results["paplay"][0]
             cpu_cells = ["≤ paplay's", verdict(splay_cpu <= paplay, f"{splay_cpu:.3f} s > paplay's {paplay:.3f} s")]
+        elif file.endswith(".m4a"):
+            mpv = results["mpv"][0]
+            cpu_cells = ["≤ mpv's", verdict(splay_cpu <= mpv, f"{splay_cpu:.3f} s > mpv's {mpv:.3f} s")]
         else:
             cpu_cells = ["— (context)", "—"]
         rows.append([f"CPU (user + sys) to play {label} to the end", f"{splay_cpu:.3f} s", peers_cpu, *cpu_cells])
@@ -790,8 +872,10 @@ def honesty_rows(honesty):
 
 def render(results, plan, options):
     """The Markdown section: a heading naming the run, the table and how each row was measured."""
-    rows = (first_audio_rows(results["first_audio"]) + cost_rows(results["cost"])
-            + latency_rows(results["latency"], results["honesty"]) + honesty_rows(results["honesty"]))
+    rows = (first_audio_rows(results["first_audio"])
+            + collection_rows(results["collection"], percentile, ms, verdict) + cost_rows(results["cost"])
+            + latency_rows(results["latency"], results["honesty"])
+            + mpris_rows(results["mpris"], results["idle"], percentile, ms, verdict) + honesty_rows(results["honesty"]))
     header = ["Measurement", "splay", "Peers (same run)", "Target", "Met?"]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     lines += ["| " + " | ".join(row) + " |" for row in rows]
@@ -805,6 +889,7 @@ def render(results, plan, options):
                f"{mode}, against the private null-sink server of scripts/pulse-sandbox.")
     notes = NOTES.format(first=plan["first_audio"], rounds=plan["rounds"], trials=plan["honesty"],
                          gap=int(GAP * 1000), files=" and ".join(f"`{name}`" for name in results["cost"]))
+    notes += MPRIS_NOTES.format(rounds=plan["rounds"], gap=int(GAP * 1000), settle=SETTLE)
     if plan["cut"]:
         notes += (f"\nQuick run: CPU and RSS come from {plan['cut']} s cuts of the sweeps (sox; the MP3 re-encoded), "
                   "so process start-up weighs far more than in a full run.\n")
@@ -839,7 +924,11 @@ runtime and libstdc++ linked in, cross-module optimization).
 - First audio: {first} spawns per player and format, round-robin, each after 100 ms of silence; from the clock
   read just before `Popen` (fork and exec included) to the first non-silent frame; the player is then ended.
   splay runs `splay play --json FILE`; the files are the 30 s sweeps.
-- CPU and peak RSS: each player plays each file to the end once, one at a time ({files}). CPU is
+- Folder tree: 100 folders of 100 hard links to `short-44k-stereo.flac` (10,000 files, in the page cache);
+  from spawn to the first non-silent frame of `splay play --json DIR` (which walks the tree, sorts it
+  naturally and reads each file's first bytes before the first track plays) and of mpv given the folder.
+- CPU and peak RSS: each player plays each file to the end once, one at a time ({files}; the M4A is the
+  FLAC sweep encoded by ffmpeg's AAC encoder at 192 kb/s for this run, played by splay's AAC decoder, FAAD2). CPU is
   user + system time from `os.wait4`'s rusage; peak RSS is the player's `VmHWM` (/proc/PID/status), read every
   10 ms while it plays (`ru_maxrss` is useless here: a child spawned from Python starts with Python's own
   high-water mark).

@@ -3,17 +3,20 @@ extension Future {
   ///
   /// The future owns the task: ``cancel()`` cancels it, and `body` sees the cancellation as usual
   /// (`Task.isCancelled`, `CancellationError` from `Task.sleep`, ...). The future is already cancelled by then,
-  /// so whatever `body` ends with is ignored.
+  /// so whatever `body` ends with is ignored. Diagnostics name `fileID` and `line` (the caller's, by default) as
+  /// the place the future was made.
   ///
   /// ```swift
   /// let metadata = Future<Metadata, ProbeError> { try await prober.probe(url) }
   /// ```
   public convenience init(
+    fileID: StaticString = #fileID,
+    line: UInt = #line,
     priority: TaskPriority? = nil,
     _ body: @escaping @Sendable () async throws(Failure) -> Value
   ) {
     self.init(upstream: nil)
-    let resolver = Resolver(self, site: CreationSite(fileID: #fileID, line: #line))
+    let resolver = Resolver(self, site: CreationSite(fileID: fileID, line: line))
     let task = Task(priority: priority) {
       do throws(Failure) {
         resolver.resolve(try await body())

@@ -96,7 +96,9 @@ extension Future {
   /// `transform` runs once, on the thread that resolves this future, and only if the new future is still
   /// wanted by then. Failures and cancellation pass through. The new future waits on this one and then on the
   /// future `transform` returned, so cancelling it cancels whichever it is waiting on (when nothing else waits
-  /// on that one). Recursion through `flatMap` is stack safe however deep it goes.
+  /// on that one). Recursion through `flatMap` is stack safe however deep it goes. A `transform` that returns
+  /// the new future itself would make it wait on itself forever: it is cancelled instead, and reported to
+  /// ``FutureDiagnostics/unresolvedHook`` as made at `fileID` and `line` (the caller's, by default).
   ///
   /// ```swift
   /// let playing = decoder.open(url)
@@ -105,8 +107,11 @@ extension Future {
   /// ```
   @inlinable
   public func flatMap<NewValue>(
+    fileID: StaticString = #fileID,
+    line: UInt = #line,
     _ transform: @escaping @Sendable (Value) -> Future<NewValue, Failure>
   ) -> Future<NewValue, Failure> {
+    let site = CreationSite(fileID: fileID, line: line)
     let derived = Future<NewValue, Failure>(upstream: self)
     register(
       .always { outcome in
@@ -114,7 +119,7 @@ extension Future {
         case .success(let value):
           // Nobody wants the result any more: do not start the next step.
           guard !derived.isSettled else { return }
-          derived.follow(transform(value))
+          derived.follow(transform(value), site: site)
         case .failure(let error):
           derived.settle(.failure(error))
         case .cancelled:

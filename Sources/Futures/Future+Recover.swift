@@ -26,15 +26,19 @@ extension Future {
   /// Returns a future that, on failure, settles like the future `body` returns for the error.
   ///
   /// This is `flatMap` for the error path, and collapses the same way: retry loops written with it stay flat
-  /// and stack safe. Values and cancellation pass through; the error type may change.
+  /// and stack safe. Values and cancellation pass through; the error type may change. A `body` that returns the
+  /// new future itself is caught as in ``flatMap(fileID:line:_:)``.
   ///
   /// ```swift
   /// let stream = openPrimary(url).recover { _ in openFallback(url) }
   /// ```
   @inlinable
   public func recover<NewFailure>(
+    fileID: StaticString = #fileID,
+    line: UInt = #line,
     _ body: @escaping @Sendable (Failure) -> Future<Value, NewFailure>
   ) -> Future<Value, NewFailure> {
+    let site = CreationSite(fileID: fileID, line: line)
     let derived = Future<Value, NewFailure>(upstream: self)
     register(
       .always { outcome in
@@ -43,7 +47,7 @@ extension Future {
           derived.settle(.success(value))
         case .failure(let error):
           guard !derived.isSettled else { return }
-          derived.follow(body(error))
+          derived.follow(body(error), site: site)
         case .cancelled:
           derived.settle(.cancelled)
         }

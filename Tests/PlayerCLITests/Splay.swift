@@ -47,10 +47,11 @@ enum Splay {
 
   /// Runs `splay ARGUMENTS` with an optional extra environment and stdin, and a hard timeout. `launcher` runs
   /// splay through another program (`setpriv --reuid=…` to run it as another user). The child's streams are
-  /// files, not pipes (see ``ChildProcess``).
+  /// files, not pipes (see ``ChildProcess``). `program` runs another program with `arguments` instead (one
+  /// that runs splay itself, such as script(1)).
   static func run(
     _ arguments: [String], environment extra: [String: String] = [:], stdin: String? = nil, timeout: Double = 30,
-    launcher: [String] = []
+    launcher: [String] = [], program: String? = nil
   )
     throws -> Result
   {
@@ -59,7 +60,7 @@ enum Splay {
     try Data((stdin ?? "").utf8).write(to: URL(fileURLWithPath: input))
     let started = MonitorRecorder.now()
     let child = try ChildProcess(
-      (launcher.isEmpty ? [binary] : launcher + [binary]) + arguments,
+      program.map { [$0] + arguments } ?? ((launcher.isEmpty ? [binary] : launcher + [binary]) + arguments),
       environment: ProcessInfo.processInfo.environment.merging(extra) { $1 },
       stdin: stdin == nil ? "/dev/null" : input, stdout: scratch.path + "/stdout", stderr: scratch.path + "/stderr")
     if child.wait(timeout: timeout) == nil { child.terminate() }

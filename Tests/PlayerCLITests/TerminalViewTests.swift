@@ -1,5 +1,6 @@
 import AudioTestSupport
 import Foundation
+import PlayerCore
 import Testing
 
 /// The live view, driven through tmux as a person would: keys in, screen out.
@@ -19,7 +20,7 @@ struct TerminalViewTests {
         "new-session", "-d", "-s", session, "-x", "100", "-y", "20", "-e",
         "PULSE_SERVER=\(PulseEnvironment.server ?? "")", command,
       ])
-      defer { _ = try? Tmux.run(["kill-session", "-t", session]) }
+      defer { Tmux.end(session) }
       // The bar fills as the confirmed position is interpolated: wait for its first step.
       let playing = try Tmux.waitForScreen(session) { $0.contains("splay — playing") && $0.contains("[=") }
       #expect(playing.contains("Sweep 30 s"))
@@ -28,11 +29,14 @@ struct TerminalViewTests {
       #expect(playing.contains("q quit"))
       try Tmux.run(["send-keys", "-t", session, " "])
       let paused = try Tmux.waitForScreen(session) { $0.contains("splay — paused") }
-      #expect(paused.contains("volume 100%"))
+      // The stream's real volume: 100 % on a fresh server; on PipeWire, what WirePlumber remembers from an earlier
+      // suite's stream.
+      let volume = try #require(Self.volume(on: paused), "a volume on the screen:\n\(paused)")
+      let louder = min(volume + 5, 100)
       try Tmux.run(["send-keys", "-t", session, "+"])
-      _ = try Tmux.waitForScreen(session) { $0.contains("volume 100%") || $0.contains("volume 95%") }
+      _ = try Tmux.waitForScreen(session) { Self.volume(on: $0) == louder }
       try Tmux.run(["send-keys", "-t", session, "-"])
-      _ = try Tmux.waitForScreen(session) { $0.contains("volume 95%") }
+      _ = try Tmux.waitForScreen(session) { Self.volume(on: $0) == louder - 5 }
       try Tmux.run(["send-keys", "-t", session, "q"])
       let stty = "/tmp/\(session).stty"
       for _ in 0..<300 where !FileManager.default.fileExists(atPath: stty) { usleep(10_000) }
@@ -43,6 +47,160 @@ struct TerminalViewTests {
       #expect(!after.contains("\u{1B}[?25l"), "the cursor is shown again")
     }
   }
+
+  /// With the server stopped, a pause cannot be confirmed: the clock holds where it was when the key was
+  /// pressed (it ran 0:01 -> 0:05 while "pausing…"), and once the server continues the late confirmation is
+  /// shown as such.
+  @Test func theClockHoldsWhileAFrozenServerLeavesAPauseUnconfirmed() async throws {
+    try await ExclusiveSink.run {
+      let session = "splay-frozen-\(getpid())"
+      try Tmux.run([
+        "new-session", "-d", "-s", session, "-x", "100", "-y", "20", "-e",
+        "PULSE_SERVER=\(PulseEnvironment.server ?? "")",
+        "\(Splay.binary) play \(Splay.fixture("media/sweep-30s.flac")); sleep 30",
+      ])
+      defer { Tmux.end(session) }
+      _ = try Tmux.waitForScreen(session) { $0.contains("splay — playing") && $0.contains(" 0:01 / 0:30") }
+      let found = try PulseEnvironment.run(Splay.root + "/scripts/pulse-sandbox", ["pid"])
+      let server = try #require(pid_t(found.stdout.trimmingCharacters(in: .whitespacesAndNewlines)))
+      kill(server, SIGSTOP)
+      var continued = false
+      defer { if !continued { kill(server, SIGCONT) } }
+      try Tmux.run(["send-keys", "-t", session, " "])
+      let pausing = try Tmux.waitForScreen(session) { $0.contains("pausing…") }
+      let clock = Self.clock(in: pausing)
+      try await Task.sleep(for: .seconds(2))
+      let later = try Tmux.capture(session)
+      #expect(later.contains("splay — playing"), "nothing was confirmed")
+      #expect(
+        Self.clock(in: later) == clock, "the clock ran on without the server: \(clock) -> \(Self.clock(in: later))")
+      // The deadline passes (and the re-read of the real state finds no answer either).
+      let timedOut = try Tmux.waitForScreen(session) { $0.contains("not confirmed within") }
+      #expect(timedOut.contains("splay — playing") && Self.clock(in: timedOut) == clock)
+      kill(server, SIGCONT)
+      continued = true
+      let paused = try Tmux.waitForScreen(session) { $0.contains("splay — paused") }
+      #expect(paused.contains("the server confirmed it after the deadline"), "\(paused)")
+    }
+  }
+
+  /// The `M:SS / M:SS` of the progress line.
+  /// The view fits the terminal at any width, by display columns: wide characters and emoji in the title,
+  /// no line wrapped, and nothing stale after the terminal shrinks (the key line was left twice).
+  @Test func theViewFitsFortyHundredAndTwoHundredColumnsWithWideCharacters() async throws {
+    try await ExclusiveSink.run {
+      let scratch = try ScratchDirectory()
+      let title = "日本語のとても長いタイトル 🎵🎶 und ein sehr langer Name, der nicht passt"
+      try ToneTracks.write(step: 2, to: scratch.path + "/\(title).wav", quarters: 60)
+      let session = "splay-width-\(getpid())"
+      try Tmux.run([
+        "-u", "new-session", "-d", "-s", session, "-x", "40", "-y", "20", "-e", "LANG=C.UTF-8", "-e",
+        "PULSE_SERVER=\(PulseEnvironment.server ?? "")", "\(Splay.binary) play '\(scratch.path)'; sleep 30",
+      ])
+      defer { Tmux.end(session) }
+      _ = try Tmux.waitForScreen(session) { $0.contains("splay — playing") }
+      for columns in [40, 100, 200, 40] {
+        try Tmux.run(["resize-window", "-t", session, "-x", "\(columns)", "-y", "20"])
+        // Two frames after the resize: the view redraws at least every 100 ms.
+        try await Task.sleep(for: .milliseconds(400))
+        let screen = try Tmux.capture(session)
+        let lines = screen.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        let used = lines.filter { !$0.trimmingCharacters(in: .whitespaces).isEmpty }
+        #expect(used.first?.hasPrefix("splay — playing") == true, "\(columns): \(screen)")
+        #expect(used.count == 7, "\(columns) columns: seven lines, none wrapped, none stale:\n\(screen)")
+        #expect(used.filter { $0.hasPrefix("space pause") }.count == 1, "\(columns): \(screen)")
+        for line in used {
+          #expect(DisplayWidth.columns(of: line) <= columns, "\(columns): '\(line)'")
+        }
+        let bar = try #require(used.first { $0.hasPrefix("[") }, "\(screen)")
+        #expect(DisplayWidth.columns(of: bar) == columns, "the bar spans the width: '\(bar)'")
+        if columns >= 100 { #expect(screen.contains("日本語のとても長いタイトル 🎵🎶"), "\(screen)") }
+        #expect(screen.contains("WAV, 16-bit, 44.1 kHz, stereo"), "\(screen)")
+      }
+    }
+  }
+
+  /// With the list of files piped in (`splay play -`), the view reads its keys from the terminal itself.
+  @Test func aListOnStdinLeavesTheKeysToTheTerminal() async throws {
+    try await ExclusiveSink.run {
+      let session = "splay-stdin-\(getpid())"
+      let command = "printf '%s\\n' '\(Splay.fixture("media/sweep-30s.flac"))' | \(Splay.binary) play -; sleep 30"
+      try Tmux.run([
+        "-u", "new-session", "-d", "-s", session, "-x", "100", "-y", "20", "-e", "LANG=C.UTF-8", "-e",
+        "PULSE_SERVER=\(PulseEnvironment.server ?? "")", command,
+      ])
+      defer { Tmux.end(session) }
+      _ = try Tmux.waitForScreen(session) { $0.contains("splay — playing") }
+      try Tmux.run(["send-keys", "-t", session, " "])
+      let paused = try Tmux.waitForScreen(session) { $0.contains("splay — paused") }
+      #expect(paused.contains("Sweep 30 s"))
+      try Tmux.run(["send-keys", "-t", session, "q"])
+    }
+  }
+
+  /// Ctrl-Z pauses (a stopped process cannot confirm anything), gives the terminal back and stops the
+  /// process; `fg` redraws the view, still paused. Ctrl-C then exits 130. Run from an interactive shell, as a
+  /// person would: a process group without a job-control shell is orphaned, and the kernel drops its SIGTSTP.
+  @Test func ctrlZPausesAndSuspendsAndFgRedraws() async throws {
+    try await ExclusiveSink.run {
+      let scratch = try ScratchDirectory()
+      let file = scratch.path + "/suspend-me.wav"
+      try ToneTracks.write(step: 3, to: file, quarters: 80)
+      let session = "splay-suspend-\(getpid())"
+      let status = scratch.path + "/status"
+      try Tmux.run([
+        "-u", "new-session", "-d", "-s", session, "-x", "100", "-y", "20", "-e", "LANG=C.UTF-8", "-e",
+        "PULSE_SERVER=\(PulseEnvironment.server ?? "")", "/bin/bash --norc -i",
+      ])
+      defer { Tmux.end(session) }
+      try Tmux.run(["send-keys", "-t", session, "\(Splay.binary) play '\(file)'", "Enter"])
+      _ = try Tmux.waitForScreen(session) { $0.contains("splay — playing") }
+      let pid = try #require(Self.pid(of: file), "the splay process")
+      try Tmux.run(["send-keys", "-t", session, "C-z"])
+      var stopped = false
+      for _ in 0..<250 where !stopped {
+        stopped = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8))?.contains(") T ") == true
+        if !stopped { usleep(20_000) }
+      }
+      #expect(stopped, "the process is stopped after Ctrl-Z")
+      _ = try Tmux.waitForScreen(session) { $0.contains("Stopped") }
+      try Tmux.run(["send-keys", "-t", session, "fg", "Enter"])
+      let back = try Tmux.waitForScreen(session) { $0.contains("splay — paused") && $0.contains("space pause") }
+      #expect(!back.contains("Stopped"), "redrawn from a clear screen:\n\(back)")
+      try Tmux.run(["send-keys", "-t", session, "C-c"])
+      // `$?` after `fg` is the job's exit status.
+      try Tmux.run(["send-keys", "-t", session, "echo $? > '\(status)'", "Enter"])
+      for _ in 0..<250 where !FileManager.default.fileExists(atPath: status) { usleep(20_000) }
+      let code = try String(contentsOfFile: status, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+      #expect(code == "130", "Ctrl-C exits 130")
+    }
+  }
+
+  /// The volume the view shows (`volume 40%`), or nil.
+  private static func volume(on screen: String) -> Int? {
+    guard let range = screen.range(of: #"volume \d+%"#, options: .regularExpression) else { return nil }
+    return Int(screen[range].dropFirst("volume ".count).dropLast())
+  }
+
+  /// The pid of the `splay play` whose command line names `file`.
+  private static func pid(of file: String) -> Int32? {
+    for _ in 0..<100 {
+      for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
+        guard let pid = Int32(entry),
+          let line = try? String(contentsOfFile: "/proc/\(entry)/cmdline", encoding: .utf8),
+          line.hasPrefix(Splay.binary), line.contains(file)
+        else { continue }
+        return pid
+      }
+      usleep(20_000)
+    }
+    return nil
+  }
+
+  private static func clock(in screen: String) -> String {
+    guard let range = screen.range(of: #"\d+:\d\d / \d+:\d\d"#, options: .regularExpression) else { return "" }
+    return String(screen[range])
+  }
 }
 
 enum Tmux {
@@ -51,6 +209,49 @@ enum Tmux {
   /// Runs a tmux command; the first one starts the tmux server, hence `runDetached`.
   static func run(_ arguments: [String], output: String = "/dev/null") throws {
     guard try PulseEnvironment.runDetached(["tmux"] + arguments, output: output) == 0 else { throw POSIXError(.EIO) }
+  }
+
+  /// Kills `session` and makes sure the processes its pane ran are gone before the next test records the sink:
+  /// a splay still playing after its test released the sink was heard in the next test's recording (the
+  /// pane's shell and player outlived `kill-session` in the test runs). They get the hang-up a closed
+  /// terminal gives, then SIGKILL after 3 s, which is reported: splay must end on a hang-up.
+  static func end(_ session: String) {
+    let file = "/tmp/\(session).pane"
+    let pane = (try? run(["display-message", "-p", "-t", session, "#{pane_pid}"], output: file)).flatMap { _ in
+      (try? String(contentsOfFile: file, encoding: .utf8)).flatMap {
+        Int32($0.trimmingCharacters(in: .whitespacesAndNewlines))
+      }
+    }
+    try? FileManager.default.removeItem(atPath: file)
+    let children = pane.map(Self.children(of:)) ?? []
+    _ = try? run(["kill-session", "-t", session])
+    for pid in children + (pane.map { [$0] } ?? []) where running(pid) { kill(pid, SIGHUP) }
+    for _ in 0..<150 where children.contains(where: running) { usleep(20_000) }
+    for pid in children where running(pid) {
+      let command = (try? String(contentsOfFile: "/proc/\(pid)/cmdline", encoding: .utf8)) ?? ""
+      print("Tmux.end: \(command.replacingOccurrences(of: "\u{0}", with: " ")) ignored a hang-up for 3 s; killed")
+      kill(pid, SIGKILL)
+    }
+  }
+
+  /// Whether `pid` still runs: not gone, and not a zombie (this container's init reaps orphans late).
+  private static func running(_ pid: Int32) -> Bool {
+    guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+      let close = stat.lastIndex(of: ")")
+    else { return false }
+    return stat[stat.index(after: close)...].split(separator: " ").first != "Z"
+  }
+
+  /// The processes whose parent is `parent` (from /proc).
+  private static func children(of parent: Int32) -> [Int32] {
+    ((try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []).compactMap { entry -> Int32? in
+      guard let pid = Int32(entry), let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
+        let close = stat.lastIndex(of: ")")
+      else { return nil }
+      // After "pid (comm) state ppid": the comm may hold spaces, so fields are counted after the last ')'.
+      let fields = stat[stat.index(after: close)...].split(separator: " ")
+      return fields.count > 1 && Int32(fields[1]) == parent ? pid : nil
+    }
   }
 
   static func capture(_ session: String) throws -> String {

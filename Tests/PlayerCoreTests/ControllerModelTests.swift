@@ -9,17 +9,6 @@ import Testing
 /// `SPLAY_MODEL_SEED=N` replays one sequence; `SPLAY_MODEL_SEQUENCES` sets how many run; `SPLAY_MODEL_TRACE=1`
 /// prints every step and, on a divergence, the last published states.
 @Suite struct ControllerModelTests {
-  struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-      state &+= 0x9E37_79B9_7F4A_7C15
-      var z = state
-      z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-      z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-      return z ^ (z >> 31)
-    }
-  }
-
   enum Step: CustomStringConvertible {
     case command(PlayerCommand, ReferenceModel.Policy)
     case wait(Double)
@@ -71,7 +60,7 @@ import Testing
 
   /// Runs one seeded sequence; returns a description of the first divergence, or nil.
   static func check(seed: UInt64) async -> String? {
-    var rng = SplitMix64(state: seed)
+    var rng = SplitMix64(seed: seed)
     let length = Int.random(in: 1...200, using: &rng)
     let h = Harness(deadline: .seconds(3))
     var model = ReferenceModel()

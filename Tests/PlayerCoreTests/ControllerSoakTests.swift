@@ -14,7 +14,7 @@ import Testing
   private func soak() async {
     let h = Harness()
     let baseline = h.controller.observerCount
-    var rng = ControllerModelTests.SplitMix64(state: 0x5EED)
+    var rng = SplitMix64(seed: 0x5EED)
     var samples: [Weak] = []
     var settled = 0
     await h.run(.load(["long-a.flac", "long-b.flac", "long-c.flac"]))

@@ -27,24 +27,29 @@ import Testing
       .outputUnavailable(server: awkward, detail: text), .outputLost(detail: awkward),
       .outputFailed(operation: text, detail: awkward), .invalidState(command: text, state: awkward),
       .timeout(command: awkward, seconds: seconds), .cancelled, .limitExceeded(what: text, limit: Int(frames % 1000)),
+      .noTracks(path: awkward),
     ]
     let track = TrackInfo(
       path: "/music/\(awkward)/\(text).flac", format: text, sampleRate: 44_100, channels: 2, frames: frames,
-      title: awkward.isEmpty ? nil : awkward, artist: text, album: nil)
+      title: awkward.isEmpty ? nil : awkward, artist: text, album: nil, trackNumber: full(frames) ? "3/12" : nil,
+      date: full(frames) ? text : nil, bitDepth: full(frames) ? 24 : nil, bitrate: full(frames) ? Int(frames) : nil,
+      damage: full(frames) ? awkward : nil)
     let status: PlaybackStatus = error < errors.count ? .failed(errors[error]) : .paused
     // Every other state leaves the optional fields out.
-    let full = frames % 2 == 0
+    let full = full(frames)
     return PlayerState(
       status: status, track: full ? track : nil,
       position: ConfirmedPosition(seconds: seconds, confirmedAt: UInt64(frames), rate: full ? 1 : 0),
       volume: Int(frames % 101), queue: full ? [text, awkward] : [], index: full ? 1 : nil, revision: UInt64(frames),
-      device: full ? awkward : nil)
+      device: full ? awkward : nil, repeatMode: RepeatMode.allCases[Int(frames % 3)], shuffle: frames % 4 == 0)
   }
+
+  private static func full(_ frames: Int64) -> Bool { frames % 2 == 0 }
 
   @Test func everyStateAndMessageIsWrittenAsFoundationWritesIt() async {
     await propertyCheck(
       count: 500, input: Self.text, Self.awkwardText, Gen.double(in: -1e9...1e9), Gen.int64(in: 0...(1 << 40)),
-      Gen.int(in: 0...12), Gen.int64(in: .min ... .max)
+      Gen.int(in: 0...13), Gen.int64(in: .min ... .max)
     ) { text, awkward, seconds, frames, error, number in
       let state = Self.state(text: text, awkward: awkward, seconds: seconds, frames: frames, error: error)
       let stateLine = try Self.foundationLine(state)
@@ -99,7 +104,13 @@ import Testing
   @Test func aPositionThatIsNotANumberMakesAFailureLine() {
     var state = PlayerState()
     state.position = ConfirmedPosition(seconds: .nan, confirmedAt: 0, rate: 0)
-    #expect(ControlMessage.event(state).line() == "{\"ok\":false}\n")
+    let error =
+      "{\"code\":\"output-failed\",\"message\":\"the state could not be written as JSON: a number in it is not finite\"}"
+    #expect(ControlMessage.event(state).line() == "{\"error\":\(error),\"event\":\"state\",\"ok\":false}\n")
+    // A reply keeps the request's id, so that the client knows which request failed.
+    #expect(
+      ControlMessage.success(id: .number(7), state: state).line() == "{\"error\":\(error),\"id\":7,\"ok\":false}\n")
+    #expect(ControlMessage.success(id: nil, state: state).line() == "{\"error\":\(error),\"id\":null,\"ok\":false}\n")
     var json = JSONWriter()
     #expect(throws: JSONWriterError.self) { try json.field("x", Double.infinity) }
   }

@@ -33,6 +33,34 @@ import Testing
     #expect(filter.update(raw: paused, at: 70 * second, running: false, duration: 60) == paused)
   }
 
+  /// A null sink with no reader renders in blocks of up to 2 s, and its latency swings while nothing plays:
+  /// the raw clock of a corked stream then moves (a paused position went 0.50 -> 0.80 s in 0.3 s).
+  @Test func aCorkedPositionIgnoresTheRawClockMovingAfterTheCorkOrASeek() {
+    var filter = PositionFilter(at: 0)
+    _ = filter.update(raw: 0.5, at: 10 * second, running: true, duration: 60)
+    let paused = filter.update(raw: 0.501, at: 10 * second + 1_000_000, running: false, duration: 60)
+    #expect(filter.update(raw: 0.802, at: 10 * second + 301_000_000, running: false, duration: 60) == paused)
+    // Sought while paused: the target holds until the stream plays again.
+    filter.reset(to: 20)
+    #expect(filter.update(raw: 21.3, at: 11 * second, running: false, duration: 60) == 20)
+    #expect(filter.update(raw: 20.2, at: 12 * second, running: false, duration: 60) == 20)
+    // A new corked stream stands at its start.
+    var fresh = PositionFilter(at: 3)
+    #expect(fresh.update(raw: 4.9, at: 1 * second, running: false, duration: 60) == 3)
+  }
+
+  /// After a reconnection the server's clock of a corked stream ran with the wall clock (0.02 -> 3.3 s), and
+  /// the first position after `play` came out 2.2 s ahead of the audio.
+  @Test func aResumedStreamAdvancesFromTheUncorkAtTheWallClocksPace() {
+    var filter = PositionFilter(at: 0.02)
+    #expect(filter.update(raw: 3.3, at: 10 * second, running: false, duration: 60) == 0.02)
+    filter.resumed(at: 13 * second)
+    let started = filter.update(raw: 2.2, at: 13 * second + 1_000_000, running: true, duration: 60)
+    #expect(started < 0.03, "\(started)")
+    let later = filter.update(raw: 3.3, at: 14 * second, running: true, duration: 60)
+    #expect(later < 1.05, "no faster than the second that passed: \(later)")
+  }
+
   @Test func aSeekMayMoveAnywhereAndTheTrackBoundsThePosition() {
     var filter = PositionFilter(at: 30)
     _ = filter.update(raw: 30, at: 10 * second, running: true, duration: 60)

@@ -63,3 +63,26 @@ import Testing
     #expect(opener.opened.withLock { $0 } == ["a.flac", "b.flac", "a.flac"])
   }
 }
+
+extension ProbedDecoderFactoryTests {
+  /// `splay play` lets its early stream play only when `keep` kept its decoder: a decoder checked first by
+  /// the command, or an `open` that already came, means the controller plays another decoder.
+  @Test func keepSaysWhetherTheDecoderIsTheOneTheFirstOpenGets() throws {
+    let opener = CountingOpener()
+    let checkedFirst = ProbedDecoderFactory(opener: opener)
+    try checkedFirst.check("a.flac")
+    let early = FakeDecoder(path: "a.flac")
+    #expect(!checkedFirst.keep(early, for: "a.flac"), "the command's own decoder is kept")
+    #expect(try checkedFirst.open("a.flac") !== early)
+
+    let openedFirst = ProbedDecoderFactory(opener: opener)
+    let fresh = try openedFirst.open("a.flac")
+    #expect(!openedFirst.keep(early, for: "a.flac"), "nothing is kept once the first open came")
+    #expect(try openedFirst.open("a.flac") !== early)
+    #expect(fresh !== early)
+
+    let keptFirst = ProbedDecoderFactory(opener: opener)
+    #expect(keptFirst.keep(early, for: "a.flac"))
+    #expect(try keptFirst.open("a.flac") === early)
+  }
+}

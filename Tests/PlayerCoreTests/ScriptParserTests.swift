@@ -37,6 +37,8 @@ import Testing
     ("wait -1", 1, 6, "expected seconds"),
     ("wait nan", 1, 6, "expected seconds"),
     ("wait until later", 1, 12, "unknown state 'later'"),
+    // Never a confirmed state: a wait for it could only time out.
+    ("wait until loading", 1, 12, "unknown state 'loading'"),
     ("wait until ended timeout", 1, 18, "expected 'timeout SECONDS'"),
     ("expect state dancing", 1, 14, "unknown state"),
     ("expect mood happy", 1, 8, "cannot expect 'mood'"),
@@ -76,7 +78,7 @@ import Testing
     } catch {
       #expect(
         error.description
-          == "crlf.splay:2:1: unknown command 'dance' (expected one of: load, enqueue, play, pause, toggle, stop, seek, volume, next, previous, jump)"
+          == "crlf.splay:2:1: unknown command 'dance' (expected one of: load, enqueue, play, pause, toggle, stop, seek, volume, next, previous, jump, repeat, shuffle)"
       )
     }
   }

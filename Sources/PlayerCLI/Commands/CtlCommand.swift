@@ -10,11 +10,23 @@ struct CtlCommand: AsyncParsableCommand {
     commandName: "ctl",
     abstract: "Send one command to a running 'splay serve' and print the confirmed state.",
     discussion: """
-      Waits until the command is confirmed, prints the state as JSON and exits 0; prints the error and exits 1 \
-      when the command fails. 'splay ctl status' prints the state; 'splay ctl follow' prints every state \
-      change as JSON lines until interrupted.
-      Examples: splay ctl load a.flac b.mp3   splay ctl seek -5   splay ctl volume 40%   splay ctl quit
+      Waits until the command is confirmed and prints the confirmed state: a readable summary on a terminal, \
+      one JSON object when piped or with --json; prints the error and exits 1 when the command fails.
+      Commands:
+        load PATH...      replace the queue (files, folders, playlists) and stop at its first track
+        enqueue PATH...   add to the end of the queue
+        play, pause, toggle, stop
+        seek TIME         12.5, 1:30, 50%, +5, -5
+        volume LEVEL      40, 40%, +5, -5
+        next, previous, jump N
+        status            print the current state
+        follow            print every state change until interrupted
+        quit              stop the server
+      Examples: splay ctl load ~/Music   splay ctl seek -5   splay ctl volume 40%   splay ctl status
       """)
+
+  @Flag(name: .long, help: "Print JSON even on a terminal.")
+  var json = false
 
   @Option(name: .long, help: ArgumentHelp("The socket path (default $XDG_RUNTIME_DIR/splay.sock).", valueName: "path"))
   var socket: String?
@@ -61,10 +73,16 @@ struct CtlCommand: AsyncParsableCommand {
       throw CLIError(
         message: "\(command): \(answer.error?.code ?? "error"): \(answer.error?.message ?? "failed")", status: .failed)
     }
-    Console.out(answer.state?.jsonText ?? "{}")
+    for skipped in answer.skipped ?? [] { Console.error(skipped) }
+    let readable = !json && Console.stdoutIsTerminal
+    if let state = answer.state {
+      Console.out(readable ? (follow ? StatusText.line(state) : StatusText.summary(state)) : state.jsonText)
+    } else {
+      Console.out("{}")
+    }
     if follow {
       while let event = reader.next(), let state = ControlReplyLine.decode(event)?.state {
-        Console.out(state.jsonText)
+        Console.out(readable ? StatusText.line(state) : state.jsonText)
       }
     }
   }
@@ -132,6 +150,7 @@ private struct ControlReplyLine: Decodable {
   var ok: Bool?
   var state: PlayerState?
   var error: ErrorBody?
+  var skipped: [String]?
 
   /// The line decoded, or nil when it is not a reply this version understands.
   static func decode(_ line: Data) -> ControlReplyLine? {

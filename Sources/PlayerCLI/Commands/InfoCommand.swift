@@ -11,15 +11,20 @@ struct InfoCommand: AsyncParsableCommand {
   @Flag(name: .long, help: "One JSON object per file on stdout.")
   var json = false
 
-  @Argument(help: ArgumentHelp("Audio files (WAV, FLAC, Ogg Vorbis, Opus, MP3).", valueName: "file"))
+  @Argument(help: ArgumentHelp("Audio files (WAV, FLAC, Ogg, Opus, MP3, M4A, WMA…).", valueName: "file"))
   var files: [String]
 
   func run() async throws {
     var failed = false
     for path in files {
       do {
-        let info = try SndfileDecoder(path: path).info
+        let info = try StandardDecoderFactory().open(path).info
         Console.out(json ? info.jsonText : Self.describe(info))
+        // It plays, as far as its audio goes; the exit status still says that something is wrong with it.
+        if let damage = info.damage {
+          Console.error("\(path): \(damage)")
+          failed = true
+        }
       } catch {
         Console.error(error.message)
         failed = true
@@ -29,30 +34,30 @@ struct InfoCommand: AsyncParsableCommand {
   }
 
   static func describe(_ info: TrackInfo) -> String {
-    var fields = [
-      info.format, "\(info.sampleRate) Hz", info.channels == 1 ? "mono" : "\(info.channels) channels",
-      clockTime(info.duration),
-    ]
+    var fields = [info.formatDescription, clockTime(info.duration)]
+    if let bitrate = info.bitrate { fields.append("\((bitrate + 500) / 1000) kb/s") }
     if let title = info.title { fields.append("title \"\(title)\"") }
     if let artist = info.artist { fields.append("artist \"\(artist)\"") }
     if let album = info.album { fields.append("album \"\(album)\"") }
-    return "\(info.path): " + fields.joined(separator: ", ")
+    if let track = info.trackNumber { fields.append("track \(track)") }
+    if let date = info.date { fields.append("date \(date)") }
+    return "\(info.path): " + DisplayWidth.sanitized(fields.joined(separator: ", "))
   }
 }
 
-/// `m:ss.mmm` for durations and positions.
+/// `m:ss.mmm` for durations and positions (`h:mm:ss.mmm` from an hour on); `millis: false` drops the
+/// milliseconds.
 func clockTime(_ seconds: Double, millis: Bool = true) -> String {
   let total = max(0, seconds.isFinite ? seconds : 0)
-  let minutes = Int(total / 60)
-  let rest = total - Double(minutes * 60)
-  if millis {
-    let ms = Int((rest * 1000).rounded(.down))
-    let s = ms / 1000
-    let frac = ms % 1000
-    return "\(minutes):\(s < 10 ? "0" : "")\(s).\(String(repeating: "0", count: 3 - String(frac).count))\(frac)"
-  }
-  let s = Int(rest)
-  return "\(minutes):\(s < 10 ? "0" : "")\(s)"
+  let ms = Int64((total * 1000).rounded(.down))
+  let (hours, inHour) = ms.quotientAndRemainder(dividingBy: 3_600_000)
+  let (minutes, inMinute) = inHour.quotientAndRemainder(dividingBy: 60_000)
+  let (secs, frac) = inMinute.quotientAndRemainder(dividingBy: 1000)
+  func two(_ value: Int64) -> String { value < 10 ? "0\(value)" : "\(value)" }
+  let clock = hours > 0 ? "\(hours):\(two(minutes)):\(two(secs))" : "\(minutes):\(two(secs))"
+  guard millis else { return clock }
+  let digits = String(frac)
+  return clock + "." + String(repeating: "0", count: 3 - digits.count) + digits
 }
 
 /// Seconds with exactly three decimals (`12.345`), for messages.

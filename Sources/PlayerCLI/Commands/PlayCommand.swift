@@ -7,61 +7,103 @@ import Synchronization
 struct PlayCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "play",
-    abstract: "Play audio files in order, then exit.",
+    abstract: "Play audio files, folders and playlists in order, then exit.",
     discussion: """
       On a terminal, a live view shows the confirmed state; keys: space pause/resume, ←/→ seek −5/+5 s, \
       ↓/↑ −60/+60 s, +/- volume, n/p next/previous, q quit.
       Otherwise (or with --json), every published state is printed as one JSON object per line.
+      A folder plays the audio files under it in natural order (2 before 10); an .m3u, .m3u8 or .pls playlist \
+      plays its entries; '-' reads a list of paths (or an M3U playlist) from standard input, and the view then \
+      reads keys from the terminal.
+      With a D-Bus session bus, media keys, playerctl and desktop widgets control it over MPRIS (see \
+      docs/mpris.md); --no-mpris turns that off.
       A file that cannot be read is reported on stderr and skipped; the exit status is then 3.
       """)
 
   @OptionGroup var outputOptions: OutputOptions
 
+  @OptionGroup var mprisOptions: MPRISOptions
+
   @Flag(name: .long, help: "Print each confirmed state as a JSON line instead of the live view.")
   var json = false
 
-  @Option(name: .long, help: ArgumentHelp("Start the first track at this many seconds.", valueName: "seconds"))
-  var start: Double?
+  @Option(
+    name: .long,
+    help: ArgumentHelp(
+      "Start the first track here: seconds (90), a time (1:30) or a percentage (50%).", valueName: "time"),
+    transform: PlayCommand.startPosition)
+  var start: SeekTarget?
 
-  @Option(name: .long, help: ArgumentHelp("Initial volume in percent (0-100).", valueName: "percent"))
+  @Option(
+    name: .long, help: ArgumentHelp("Initial volume: 0-100, optionally with % (40%).", valueName: "percent"),
+    transform: PlayCommand.initialVolume)
   var volume: Int?
 
-  @Flag(name: .long, help: "Start again from the first track after the last one ends.")
+  @Flag(name: .long, help: "Start again from the first track after the last one ends (repeat all; r cycles it).")
   var loop = false
 
-  @Flag(name: .long, help: "Play the files in a random order.")
+  @Flag(name: .long, help: "Play the files in a random order (s toggles it).")
   var shuffle = false
 
-  @Argument(help: ArgumentHelp("Audio files (WAV, FLAC, Ogg Vorbis, Opus, MP3).", valueName: "file"))
+  @Argument(
+    help: ArgumentHelp(
+      "Audio files (WAV, FLAC, Ogg Vorbis, Opus, MP3, M4A…), folders, playlists, or '-' for a list on standard input.",
+      valueName: "file"))
   var files: [String]
 
-  func validate() throws {
-    if let start, !(start.isFinite && start >= 0 && start <= CommandParser.maximumSeconds) {
-      throw ValidationError("--start must be a number of seconds of at least 0")
-    }
-    if let volume, !(0...100).contains(volume) {
-      throw ValidationError("--volume must be between 0 and 100")
+  /// `--start` takes what `seek` takes in scripts and on the socket, except a step: there is nothing to step from.
+  static func startPosition(_ text: String) throws -> SeekTarget {
+    let target = try validated { () throws(CommandParseError) in try CommandParser.seekTarget(text) }
+    if case .relative = target { throw ValidationError("expected a position (90, 1:30, 50%), not a step") }
+    return target
+  }
+
+  /// What `parse` returns; its error as the argument parser's, which prints it beside the usage.
+  private static func validated<Value>(_ parse: () throws(CommandParseError) -> Value) throws -> Value {
+    do throws(CommandParseError) {
+      return try parse()
+    } catch {
+      throw ValidationError(error.message)
     }
   }
 
+  /// `--volume` takes what `volume` takes, except a step.
+  static func initialVolume(_ text: String) throws -> Int {
+    let change = try validated { () throws(CommandParseError) in try CommandParser.volumeChange(text) }
+    guard case .absolute(let level) = change else {
+      throw ValidationError("expected a level 0-100 (40, 40%), not a step")
+    }
+    return level
+  }
+
   func run() async throws {
-    let skipped = Mutex(false)
+    let reports = SkipReports()
     // What began before the parse (connecting, the first file's stream) is taken over when it is what the
     // options ask for; otherwise the output is made first, so that connecting overlaps with probing the files.
     let early = EarlyStart.take(matching: outputOptions.pulseConfiguration)
     let decoders = early?.decoders ?? ProbedDecoderFactory()
     let session = outputOptions.makeSession(decoders: decoders, pulse: early?.output) { error in
-      Console.error(error.message)
-      skipped.withLock { $0 = true }
+      reports.report(error.message)
     }
+    let tracks = try TrackArguments.expand(files)
+    tracks.summaries.forEach(Console.error)
+    for entry in tracks.skipped { reports.report(entry.message) }
+    // Files named on the command line are checked now, so that a typo is reported before anything plays;
+    // the first track is opened now in any case (its decoder is kept for the controller). Files from
+    // folders and playlists are reported when their turn comes: opening ten thousand first would delay the
+    // first sound by seconds.
+    let named = Set(files)
     var playable: [String] = []
-    for path in files {
+    for path in tracks.paths {
+      guard playable.isEmpty || named.contains(path) else {
+        playable.append(path)
+        continue
+      }
       do {
         try decoders.check(path)
         playable.append(path)
       } catch {
-        Console.error(error.message)
-        skipped.withLock { $0 = true }
+        reports.report(error.message)
       }
     }
     guard !playable.isEmpty else { throw CLIError(message: "nothing to play", status: .fileError) }
@@ -75,11 +117,14 @@ struct PlayCommand: AsyncParsableCommand {
     let interactive = !json && Console.stdoutIsTerminal && session.simulated == nil
     let view: any PlaybackView =
       interactive ? TerminalView(controller: controller, onQuit: { finish.resolve(controller.state) }) : JSONLinesView()
-    let loop = self.loop
+    let damaged = Mutex<Set<String>>([])
     let observation = controller.observe { state in
       view.show(state)
+      // A damaged file plays as far as its audio goes: said once, when it starts.
+      if let track = state.track, let damage = track.damage, damaged.withLock({ $0.insert(track.path).inserted }) {
+        reports.report("\(track.path): \(damage)")
+      }
       switch state.status {
-      case .ended where loop: controller.play()
       case .ended, .failed: finish.resolve(state)
       default: break
       }
@@ -87,14 +132,19 @@ struct PlayCommand: AsyncParsableCommand {
     defer { observation.cancel() }
     view.begin()
     defer { view.end() }
+    reports.attach(view, replaying: interactive)
 
     // Sent together: the controller runs them in order, each once the one before was confirmed, and the first
     // sound does not wait for this task to wake up between them. The first failure is the one reported.
     var steps = [controller.load(playable)]
     if let volume { steps.append(controller.setVolume(volume)) }
-    if let start, start > 0 { steps.append(controller.seek(to: start)) }
+    if loop { steps.append(controller.send(.repeatMode(.all))) }
+    if shuffle { steps.append(controller.send(.shuffle(true))) }
+    if let start, start != .absolute(0), start != .percent(0) { steps.append(controller.send(.seek(start))) }
     steps.append(controller.play())
     for future in steps { try await step(future, session) }
+    // Once playing: connecting to the bus must not compete with the first sound for the CPU.
+    let mpris = mprisOptions.start(for: session) { finish.resolve(controller.state) }
 
     if session.simulated != nil {
       // Virtual time: run the clock until the queue ends (a year of virtual time is the bound).
@@ -103,10 +153,11 @@ struct PlayCommand: AsyncParsableCommand {
     }
     let last = await finished.settled
     _ = await session.timeline.settle(controller.shutdown(), controller: controller)
+    await mpris?.stopWithin()
     if case .success(let state) = last, case .failed(let error) = state.status {
       throw CLIError(message: error.message, status: .outputError)
     }
-    if skipped.withLock({ $0 }) { throw CLIError(message: "some files could not be played", status: .fileError) }
+    if reports.any { throw CLIError(message: "some files could not be played", status: .fileError) }
   }
 
   /// Waits for a command's future; a failure ends `play` with the error's exit status.
@@ -123,4 +174,32 @@ struct PlayCommand: AsyncParsableCommand {
     if error.isOutputError || error.code == "timeout" { return .outputError }
     return .failed
   }
+}
+
+/// Files that could not be played: on stderr until a live view takes over, then in the view (which lists them
+/// all again when it closes).
+final class SkipReports: Sendable {
+  private let state = Mutex<(view: (any PlaybackView)?, messages: [String])>((nil, []))
+
+  /// Reports one file, on stderr or in the view.
+  func report(_ message: String) {
+    let view = state.withLock { state in
+      state.messages.append(message)
+      return state.view
+    }
+    if let view { view.report(message) } else { Console.error(message) }
+  }
+
+  /// Sends later reports to `view`; `replaying` gives it the earlier ones too (a live view clears the screen
+  /// they were printed on).
+  func attach(_ view: any PlaybackView, replaying: Bool) {
+    let earlier = state.withLock { state in
+      state.view = view
+      return state.messages
+    }
+    if replaying { earlier.forEach(view.report) }
+  }
+
+  /// Whether any file was reported (the exit status is then 3).
+  var any: Bool { state.withLock { !$0.messages.isEmpty } }
 }

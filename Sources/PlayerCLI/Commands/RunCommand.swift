@@ -54,7 +54,9 @@ struct RunCommand: AsyncParsableCommand {
       Console.out(json ? state.jsonText : Self.describe(state))
     }
     defer { observation.cancel() }
-    let failure = await ScriptRunner(controller: controller, timeline: session.timeline).run(parsed)
+    let failure = await ScriptRunner(
+      controller: controller, timeline: session.timeline, onSkipped: { Console.error($0) }
+    ).run(parsed)
     _ = await session.timeline.settle(controller.shutdown(), controller: controller)
     if let failure {
       let status: ExitStatus = failure.message.contains("output-unavailable") ? .outputError : .failed

@@ -18,10 +18,14 @@ struct ServeCommand: AsyncParsableCommand {
       when another splay serves the same socket, and replaces a stale socket file. It runs until a client \
       sends {"command": "quit"} or it receives SIGTERM or SIGINT, then removes the socket. When the audio \
       server goes away, serve stays up, publishes failed(output-lost) and reconnects in the background with \
-      backoff; once the server is back the track is open again, paused at the last confirmed position.
+      backoff; once the server is back the track is open again, paused at the last confirmed position. \
+      With a D-Bus session bus, serve is also an MPRIS player (org.mpris.MediaPlayer2.splay) for media keys, \
+      playerctl and desktop widgets (see docs/mpris.md); --no-mpris turns that off.
       """)
 
   @OptionGroup var outputOptions: OutputOptions
+
+  @OptionGroup var mprisOptions: MPRISOptions
 
   @Option(name: .long, help: ArgumentHelp("The socket path.", valueName: "path"))
   var socket: String?
@@ -66,6 +70,8 @@ struct ServeCommand: AsyncParsableCommand {
     }
     chmod(path, 0o600)
     Console.error("serving on \(path)")
+    // Once the socket is ours: a second serve that is refused never appears on the bus.
+    let mpris = mprisOptions.start(for: session) { quitResolver.resolve() }
 
     let signals = [SIGTERM, SIGINT].map { sig -> any DispatchSourceSignal in
       signal(sig, SIG_IGN)
@@ -86,6 +92,8 @@ struct ServeCommand: AsyncParsableCommand {
     try? await channel.close()
     unlink(path)
     _ = await session.controller.shutdown().settled
+    // After the controller: the calls it cancelled on the way out are answered before the connection closes.
+    await mpris?.stopWithin()
     try? await group.shutdownGracefully()
   }
 }

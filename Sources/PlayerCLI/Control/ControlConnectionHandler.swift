@@ -1,3 +1,4 @@
+import Dispatch
 import Futures
 import NIOCore
 import PlayerCore
@@ -8,8 +9,10 @@ import PlayerCore
 /// Back-pressure: at most `maximumInFlight` requests of one client wait for the player at a time; beyond that
 /// the handler stops reading from the socket until replies have gone out, so a client pipelining 10,000
 /// requests is served in order without unbounded memory; reading also waits while the client leaves more than
-/// the high-water mark of replies unread. A subscriber that stops reading is disconnected once
-/// its unsent events exceed the channel's high-water mark for too long.
+/// the high-water mark of replies unread. A subscriber that stops reading is let go once its unsent lines
+/// (events and replies) pass the channel's high-water mark (4 MiB): it is sent a last `limit-exceeded` line
+/// after the events already queued, and the connection closes once that line is out, or after
+/// ``drainGrace`` if the client never reads it. No event is dropped before that line, none is cut short.
 final class ControlConnectionHandler: ChannelDuplexHandler {
   typealias InboundIn = LineFrameDecoder.Frame
   typealias InboundOut = Never
@@ -17,12 +20,20 @@ final class ControlConnectionHandler: ChannelDuplexHandler {
   typealias OutboundOut = ByteBuffer
 
   static let maximumInFlight = 256
+  /// How long a subscriber let go for not reading may take to read what was queued before it is closed.
+  static let drainGrace: TimeAmount = .seconds(10)
 
   private let hub: ControlHub
   private var inFlight = 0
   private var readHeld = false
   private var subscription: ControlHub.Subscription?
   private var counted = false
+  /// The subscriber was let go for not reading: nothing more is queued, the connection closes.
+  private var lettingGo = false
+  /// A `load` or `enqueue` whose folders and playlists are being expanded off the event loop.
+  private var expanding = false
+  /// Requests read meanwhile: they run after it, in order, as if it had been a plain command.
+  private var held: [ControlRequest] = []
 
   /// Why this peer is refused (another user, from SO_PEERCRED), or nil.
   private let refusal: String?
@@ -72,7 +83,7 @@ final class ControlConnectionHandler: ChannelDuplexHandler {
       case .failure(let error):
         write(.failure(id: error.id, code: error.code, message: error.message, error: nil), context: context)
       case .success(let request):
-        handle(request, context: context)
+        if expanding { held.append(request) } else { handle(request, context: context) }
       }
     }
   }
@@ -132,21 +143,58 @@ final class ControlConnectionHandler: ChannelDuplexHandler {
     case .status:
       reply(when: hub.controller.refresh(), id: request.id, context: context)
     case .player(let command):
-      reply(when: hub.controller.send(command), id: request.id, context: context)
+      if case .load(let paths) = command, TrackListExpander.needsExpansion(paths) {
+        expandThenSend(command, id: request.id, context: context)
+      } else if case .enqueue(let paths) = command, TrackListExpander.needsExpansion(paths) {
+        expandThenSend(command, id: request.id, context: context)
+      } else {
+        reply(when: hub.controller.send(command), id: request.id, context: context)
+      }
+    }
+  }
+
+  /// Expands a `load` or `enqueue` of folders and playlists on another thread (walking ten thousand files
+  /// takes a good part of a second, which the event loop's other clients must not wait for), then sends it.
+  /// Counted as in flight meanwhile, so that reading pauses once enough requests are held behind it.
+  private func expandThenSend(_ command: PlayerCommand, id: RequestID?, context: ChannelHandlerContext) {
+    expanding = true
+    inFlight += 1
+    let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+    let (hub, eventLoop) = (self.hub, context.eventLoop)
+    DispatchQueue.global(qos: .userInitiated).async {
+      let expanded = TrackListExpander().expand(command)
+      eventLoop.execute {
+        let (handler, context) = loopBound.value
+        handler.inFlight -= 1
+        handler.expanding = false
+        let future: Future<PlayerState, PlayerError>
+        switch expanded.command {
+        case .success(let command): future = hub.controller.send(command)
+        case .failure(let error): future = .rejected(error)
+        }
+        handler.reply(when: future, id: id, skipped: expanded.skipped.map(\.message), context: context)
+        while !handler.expanding, !handler.held.isEmpty {
+          handler.handle(handler.held.removeFirst(), context: context)
+        }
+        handler.resumeReading(context)
+      }
     }
   }
 
   /// Replies when `future` settles; the reply is written on the channel's event loop: at once when the future
   /// settles there (`splay serve` has the controller take up the server's answers on that loop) and it is the
   /// only request of this client waiting, otherwise behind the replies already handed to the loop.
-  private func reply(when future: Future<PlayerState, PlayerError>, id: RequestID?, context: ChannelHandlerContext) {
+  private func reply(
+    when future: Future<PlayerState, PlayerError>, id: RequestID?, skipped: [String] = [],
+    context: ChannelHandlerContext
+  ) {
     inFlight += 1
     let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
     let eventLoop = context.eventLoop
     future.always { outcome in
       let message: ControlMessage
       switch outcome {
-      case .success(let state): message = .success(id: id, state: state)
+      case .success(let state): message = .success(id: id, state: state, skipped: skipped)
       case .failure(let error): message = .failure(id: id, code: error.code, message: error.message, error: error)
       case .cancelled:
         message = .failure(id: id, code: "cancelled", message: PlayerError.cancelled.message, error: .cancelled)
@@ -164,12 +212,24 @@ final class ControlConnectionHandler: ChannelDuplexHandler {
   }
 
   private func deliver(_ state: PlayerState, context: ChannelHandlerContext) {
-    guard context.channel.isActive else { return }
-    guard context.channel.isWritable else {
-      context.close(promise: nil)
-      return
-    }
+    guard context.channel.isActive, !lettingGo else { return }
+    guard context.channel.isWritable else { return letGo(context) }
     write(.event(state), context: context)
+  }
+
+  /// Stops a subscriber that does not read: a closing channel drops its unsent data, which would cut the
+  /// client's stream mid-line, so the queued lines and a last one saying why go out first.
+  private func letGo(_ context: ChannelHandlerContext) {
+    lettingGo = true
+    subscription?.cancel()
+    subscription = nil
+    let message = ControlMessage.failure(
+      id: nil, code: "limit-exceeded",
+      message: "more than 4 MiB of events unread; closing", error: .limitExceeded(what: "unread events", limit: 4 << 20)
+    )
+    let channel = context.channel
+    write(message, context: context).whenComplete { _ in channel.close(promise: nil) }
+    context.eventLoop.scheduleTask(in: Self.drainGrace) { channel.close(promise: nil) }
   }
 
   @discardableResult

@@ -1,6 +1,7 @@
 import Dispatch
 import FoundationEssentials
 import Glibc
+import PlayerCore
 
 /// Where the control socket lives, and the checks made before serving on it.
 enum SocketPath {

@@ -77,7 +77,9 @@ enum EarlyStart {
       // happens to name one (`--start ./x`) only costs a stream that the first `open` replaces. It is opened
       // before the output is made: opening needs no connection, and making the output waits for the
       // connection's lock while the handshake holds it.
-      let first = operands.first(where: isRegularFile)
+      // A folder or playlist before it comes first, and names its first track only once expanded.
+      let first = operands.first(where: { isRegularFile($0) || isDirectory($0) })
+        .flatMap { isRegularFile($0) && PlaylistParser.kind(ofPath: $0) == nil ? $0 : nil }
       let opened = first.flatMap { try? SndfileDecoder(path: $0, deferringLengthCheck: true) }
       let session = Session(output: makeOutput(), decoders: ProbedDecoderFactory())
       let wanted = state.withLock { state in
@@ -98,7 +100,10 @@ enum EarlyStart {
       prepared.always { _ in settled.signal() }
       do throws(PlayerError) {
         try decoder.checkLength()
-        session.decoders.keep(decoder, for: first)
+        // Played only if this decoder is the one the command's first `open` gets: when the command checked the
+        // file itself first (its parse ended during this check), it opens another decoder, and a stream let go
+        // here would play the track's opening before that one starts it again.
+        guard session.decoders.keep(decoder, for: first) else { throw .cancelled }
         check.resolve()
       } catch {
         check.reject(error)
@@ -152,5 +157,10 @@ enum EarlyStart {
   private static func isRegularFile(_ path: String) -> Bool {
     var status = stat()
     return stat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFREG
+  }
+
+  private static func isDirectory(_ path: String) -> Bool {
+    var status = stat()
+    return stat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFDIR
   }
 }

@@ -7,9 +7,10 @@ enum Key: Equatable {
   case character(Character)
   case left, right, up, down
   case interrupt
+  case suspend
 }
 
-/// Reads keys from stdin on a thread of its own (a blocking read belongs nowhere else), decoding the arrow
+/// Reads keys from the terminal (``TerminalInput``) on a thread of its own (a blocking read belongs nowhere else), decoding the arrow
 /// keys' escape sequences.
 final class KeyReader: Sendable {
   private let onKey: @Sendable (Key) -> Void
@@ -18,12 +19,12 @@ final class KeyReader: Sendable {
     self.onKey = onKey
   }
 
-  /// Starts reading until stdin ends.
+  /// Starts reading until the input ends.
   func start() {
     DetachedThread.start { [onKey] in
       var pending: [UInt8] = []
       var byte: UInt8 = 0
-      while read(STDIN_FILENO, &byte, 1) == 1 {
+      while read(TerminalInput.descriptor, &byte, 1) == 1 {
         pending.append(byte)
         while let (key, used) = KeyReader.decode(pending) {
           pending.removeFirst(used)
@@ -49,6 +50,7 @@ final class KeyReader: Sendable {
       }
     }
     if first == 0x03 { return (.interrupt, 1) }
+    if first == 0x1A { return (.suspend, 1) }
     if first < 0x80 { return (.character(Character(Unicode.Scalar(first))), 1) }
     return (nil, 1)
   }

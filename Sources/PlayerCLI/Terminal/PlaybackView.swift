@@ -8,6 +8,8 @@ protocol PlaybackView: Sendable {
   func show(_ state: PlayerState)
   /// Gives the terminal back. Safe to call more than once.
   func end()
+  /// Reports a file that could not be played (one line, without the `splay:` prefix).
+  func report(_ message: String)
 }
 
 /// One JSON object per published state on stdout, and nothing else there.
@@ -15,4 +17,5 @@ struct JSONLinesView: PlaybackView {
   func begin() {}
   func show(_ state: PlayerState) { Console.out(state.jsonText) }
   func end() {}
+  func report(_ message: String) { Console.error(message) }
 }

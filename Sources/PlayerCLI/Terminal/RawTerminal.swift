@@ -16,7 +16,7 @@ final class RawTerminal: Sendable {
   /// Enters raw mode (no echo, no line buffering, no signal keys: Ctrl-C arrives as a byte) and hides the cursor.
   static func enter() {
     var attributes = termios()
-    guard tcgetattr(STDIN_FILENO, &attributes) == 0 else { return }
+    guard tcgetattr(TerminalInput.descriptor, &attributes) == 0 else { return }
     saved.withLock { $0 = Saved(attributes: attributes) }
     var raw = attributes
     raw.c_lflag &= ~tcflag_t(ICANON | ECHO | ISIG | IEXTEN)
@@ -27,7 +27,7 @@ final class RawTerminal: Sendable {
         cc[Int(VTIME)] = 0
       }
     }
-    tcsetattr(STDIN_FILENO, TCSAFLUSH, &raw)
+    tcsetattr(TerminalInput.descriptor, TCSAFLUSH, &raw)
     write("\u{1B}[?25l\u{1B}[2J\u{1B}[H")
     atexit { RawTerminal.restore() }
   }
@@ -41,7 +41,7 @@ final class RawTerminal: Sendable {
       })
     else { return }
     var attributes = saved.attributes
-    tcsetattr(STDIN_FILENO, TCSAFLUSH, &attributes)
+    tcsetattr(TerminalInput.descriptor, TCSAFLUSH, &attributes)
     write("\u{1B}[?25h\r\n")
   }
 

@@ -8,13 +8,25 @@ import Synchronization
 /// The live one-screen view of `splay play`: state, track, progress, volume, queue, pending command, keys.
 ///
 /// The state line shows only confirmed state; a command in flight shows beside it as pending ("pausing…")
-/// until its future settles. The progress bar interpolates between confirmations with the confirmed rate.
+/// until its future settles. The progress bar interpolates between confirmations with the confirmed rate,
+/// except from a command's sending until the next confirmed state: the server may not be playing any more
+/// (a pause on its way, or a server that stopped answering), and the clock must not run past what it confirmed.
 final class TerminalView: PlaybackView {
   private struct Screen {
     var state = PlayerState.initial
     var pending: String?
     var notice: String?
     var ended = false
+    /// The clock stands here, at what was estimated when a command was sent, until a newer state arrives.
+    var held: (position: Double, revision: UInt64)?
+    /// The command whose deadline passed, until a state confirms what the server did after all.
+    var timedOut: String?
+    /// Files that could not be played: shown in the view, listed again once it closes.
+    var skipped: [String] = []
+    /// The volume before `m` muted, for the next `m`.
+    var unmutedVolume: Int?
+    /// The terminal's size at the last frame: a change redraws from a clear screen.
+    var size: (columns: Int, rows: Int) = (0, 0)
   }
 
   private let controller: PlayerController
@@ -29,18 +41,24 @@ final class TerminalView: PlaybackView {
     self.controller = controller
     self.onQuit = onQuit
     timer = Mutex(DispatchSource.makeTimerSource(queue: renderQueue))
-    signals = Mutex([SIGINT, SIGTERM, SIGHUP].map { DispatchSource.makeSignalSource(signal: $0, queue: .global()) })
+    signals = Mutex(
+      [SIGINT, SIGTERM, SIGHUP, SIGWINCH].map { DispatchSource.makeSignalSource(signal: $0, queue: .global()) })
   }
 
   func begin() {
     RawTerminal.enter()
     signals.withLock { sources in
       for source in sources {
-        signal(Int32(source.handle), SIG_IGN)
-        source.setEventHandler { [onQuit] in
-          RawTerminal.restore()
-          onQuit()
-          exit(130)
+        let number = Int32(source.handle)
+        signal(number, SIG_IGN)
+        source.setEventHandler { [weak self] in
+          guard let self else { return }
+          switch number {
+          case SIGWINCH: renderQueue.async { [weak self] in self?.render() }
+          // The terminal is gone: restoring it could wait on a pty nobody drains, and nothing is left to show.
+          case SIGHUP: _exit(129)
+          default: interrupt()
+          }
         }
         source.resume()
       }
@@ -54,7 +72,14 @@ final class TerminalView: PlaybackView {
   }
 
   func show(_ state: PlayerState) {
-    screen.withLock { $0.state = state }
+    screen.withLock { s in
+      if let held = s.held, state.revision > held.revision { s.held = nil }
+      if let command = s.timedOut, state.revision > s.state.revision {
+        s.timedOut = nil
+        s.notice = "\(command): the server confirmed it after the deadline"
+      }
+      s.state = state
+    }
     renderQueue.async { [weak self] in self?.render() }
   }
 
@@ -67,6 +92,52 @@ final class TerminalView: PlaybackView {
     timer.withLock { $0.cancel() }
     renderQueue.sync { render() }
     RawTerminal.restore()
+    // The view's line showed the last one only; the whole list stays on the terminal.
+    for message in screen.withLock({ $0.skipped }) { Console.error(message) }
+  }
+
+  func report(_ message: String) {
+    screen.withLock { $0.skipped.append(message) }
+    renderQueue.async { [weak self] in self?.render() }
+  }
+
+  /// Ctrl-C (a key in raw mode) or SIGINT/SIGTERM/SIGHUP: the terminal back, exit 130 as `--json` does. Not
+  /// through `onQuit`: that ends `play` normally on another thread, which could exit 0 before this one exits.
+  private func interrupt() {
+    RawTerminal.restore()
+    for message in screen.withLock({ $0.skipped }) { Console.error(message) }
+    exit(130)
+  }
+
+  /// Ctrl-Z: pauses first (a stopped process cannot confirm anything, and the server would play on into an
+  /// underrun while the view said "playing"), gives the terminal back and stops; `fg` redraws.
+  private func suspend() {
+    let stop: @Sendable () -> Void = { [weak self] in
+      guard let self else { return }
+      renderQueue.async { [self] in
+        RawTerminal.restore()
+        signal(SIGTSTP, SIG_DFL)
+        // Dispatch's threads block signals: unblocked on this one, the stop is delivered inside `raise`, which
+        // returns only once the process is continued.
+        var stop = sigset_t()
+        var previous = sigset_t()
+        sigemptyset(&stop)
+        sigaddset(&stop, SIGTSTP)
+        pthread_sigmask(SIG_UNBLOCK, &stop, &previous)
+        raise(SIGTSTP)
+        pthread_sigmask(SIG_SETMASK, &previous, nil)
+        // Continued (SIGCONT): raw mode again and a frame drawn from a clear screen.
+        RawTerminal.enter()
+        screen.withLock { $0.size = (0, 0) }
+        render()
+      }
+    }
+    // The pause settles within the deadline whatever the server does.
+    if controller.state.status == .playing {
+      controller.pause().always { _ in stop() }
+    } else {
+      stop()
+    }
   }
 
   // MARK: Keys
@@ -78,26 +149,72 @@ final class TerminalView: PlaybackView {
     case .right: send(.seek(.relative(5)), label: "seeking +5 s…")
     case .down: send(.seek(.relative(-60)), label: "seeking −60 s…")
     case .up: send(.seek(.relative(60)), label: "seeking +60 s…")
-    case .character("+"), .character("="): send(.volume(.relative(5)), label: "volume +5…")
-    case .character("-"), .character("_"): send(.volume(.relative(-5)), label: "volume −5…")
-    case .character("n"): send(.next, label: "next track…")
-    case .character("p"): send(.previous, label: "previous track…")
-    case .character("q"), .character("Q"), .interrupt: onQuit()
+    case .character("+"), .character("="), .character("0"): send(.volume(.relative(5)), label: "volume +5…")
+    case .character("-"), .character("_"), .character("9"): send(.volume(.relative(-5)), label: "volume −5…")
+    case .character("m"): toggleMute()
+    case .character("r"):
+      let mode = controller.state.repeatMode.cycled
+      send(.repeatMode(mode), label: "repeat \(mode.rawValue)…")
+    case .character("s"):
+      let on = !controller.state.shuffle
+      send(.shuffle(on), label: "shuffle \(on ? "on" : "off")…")
+    case .character("n"), .character(">"): send(.next, label: "next track…")
+    case .character("p"), .character("<"): previousOrRestart()
+    case .character("q"), .character("Q"): onQuit()
+    case .interrupt: interrupt()
+    case .suspend: suspend()
     default: break
     }
   }
 
+  /// `m`: volume 0, and back to where it was on the next `m` (100 % when it was muted from the start).
+  private func toggleMute() {
+    let volume = controller.state.volume
+    if volume > 0 {
+      screen.withLock { $0.unmutedVolume = volume }
+      send(.volume(.absolute(0)), label: "muting…")
+    } else {
+      let level = screen.withLock { $0.unmutedVolume } ?? 100
+      send(.volume(.absolute(level)), label: "unmuting…")
+    }
+  }
+
+  /// `p`: within the first 3 seconds of a track, the previous track (as players do); later, this track again
+  /// from its start.
+  private func previousOrRestart() {
+    let state = controller.state
+    let position = state.track.map { state.position.estimated(at: Self.monotonicNow(), limit: $0.duration) } ?? 0
+    if position > 3 || state.index == 0 {
+      send(.seek(.absolute(0)), label: "restarting…")
+    } else {
+      send(.previous, label: "previous track…")
+    }
+  }
+
   private func send(_ command: PlayerCommand, label: String) {
-    screen.withLock {
-      $0.pending = label
-      $0.notice = nil
+    screen.withLock { s in
+      s.pending = label
+      s.notice = nil
+      s.timedOut = nil
+      if s.held == nil, let track = s.state.track {
+        let position = s.state.position.estimated(at: Self.monotonicNow(), limit: track.duration)
+        s.held = (position, s.state.revision)
+      }
     }
     renderQueue.async { [weak self] in self?.render() }
     controller.send(command).always { [weak self] outcome in
       guard let self else { return }
       screen.withLock { s in
         s.pending = nil
-        if case .failure(let error) = outcome { s.notice = "\(command.name): \(error.message)" }
+        switch outcome {
+        case .failure(let error):
+          s.notice = "\(command.name): \(error.message)"
+          // Unconfirmed either way after a timeout: the clock holds until the server says where it is.
+          if case .timeout = error { s.timedOut = command.name } else { s.held = nil }
+        default:
+          // Refused without asking the server, or confirmed: a confirmation came with its state already.
+          if s.held?.revision == s.state.revision { s.held = nil }
+        }
       }
       renderQueue.async { [weak self] in self?.render() }
     }
@@ -106,42 +223,39 @@ final class TerminalView: PlaybackView {
   // MARK: Drawing
 
   private func render() {
-    let (state, pending, notice) = screen.withLock { ($0.state, $0.pending, $0.notice) }
-    let width = Self.terminalWidth()
-    var lines: [String] = []
-    let status = state.status.name + (pending.map { "  (\($0))" } ?? "")
-    lines.append("splay — \(status)")
-    if let track = state.track {
-      var who = track.displayTitle
-      if let artist = track.artist { who += " — \(artist)" }
-      lines.append(who)
-      lines.append(track.path)
-      let now = Self.monotonicNow()
-      let position = state.position.estimated(at: now, limit: track.duration)
-      let times = " \(clockTime(position, millis: false)) / \(clockTime(track.duration, millis: false))"
-      let barWidth = max(10, min(width, 100) - times.count - 2)
-      let filled = track.duration > 0 ? Int((position / track.duration * Double(barWidth)).rounded(.down)) : 0
-      let bar =
-        String(repeating: "=", count: min(filled, barWidth)) + String(repeating: "-", count: max(0, barWidth - filled))
-      lines.append("[\(bar)]" + times)
-    } else {
-      lines.append("(nothing loaded)")
-      lines.append("")
-      lines.append("")
+    let (state, pending, notice, held, skipped) = screen.withLock {
+      ($0.state, $0.pending, $0.notice, $0.held, $0.skipped)
     }
-    let queue = state.index.map { "track \($0 + 1)/\(state.queue.count)" } ?? "queue empty"
-    lines.append("volume \(state.volume)%   \(queue)")
-    lines.append(notice ?? "")
-    lines.append("space pause/resume  ←/→ seek ∓5 s  ↓/↑ ∓60 s  +/- volume  n/p next/previous  q quit")
-    var frame = "\u{1B}[H"
-    for line in lines { frame += String(line.prefix(width)) + "\u{1B}[K\r\n" }
+    let size = Self.terminalSize()
+    let position =
+      held?.position ?? state.track.map { state.position.estimated(at: Self.monotonicNow(), limit: $0.duration) } ?? 0
+    let layout = ScreenLayout(
+      state: state, pending: pending, notice: notice, position: position, skipped: skipped, width: size.columns)
+    // As many lines as the terminal has rows: a newline on the last row would scroll the frame away.
+    let lines = layout.lines.prefix(size.rows)
+    let resized = screen.withLock { s -> Bool in
+      defer { s.size = size }
+      return s.size != size
+    }
+    // Every frame is whole: each line is cleared to its end and everything below the last is erased, so a
+    // frame shorter than the one before (a resize, a track without tags) leaves nothing stale behind.
+    var frame = resized ? "\u{1B}[2J\u{1B}[H" : "\u{1B}[H"
+    for (index, line) in lines.enumerated() {
+      frame += line
+      if DisplayWidth.columns(of: line) < size.columns { frame += "\u{1B}[K" }
+      if index < lines.count - 1 { frame += "\r\n" }
+    }
+    frame += "\u{1B}[J"
     RawTerminal.write(frame)
   }
 
-  static func terminalWidth() -> Int {
+  /// Columns and rows of the terminal (80×24 when it does not say).
+  static func terminalSize() -> (columns: Int, rows: Int) {
     var size = winsize()
-    if ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 { return Int(size.ws_col) }
-    return 80
+    if ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0, size.ws_row > 0 {
+      return (Int(size.ws_col), Int(size.ws_row))
+    }
+    return (80, 24)
   }
 
   static func monotonicNow() -> UInt64 {

@@ -9,7 +9,8 @@
 public enum CommandParser {
   /// The names `parse` accepts, canonical names first; used in error messages and help.
   public static let commandNames = [
-    "load", "enqueue", "play", "pause", "toggle", "stop", "seek", "volume", "next", "previous", "jump",
+    "load", "enqueue", "play", "pause", "toggle", "stop", "seek", "volume", "next", "previous", "jump", "repeat",
+    "shuffle",
   ]
 
   /// The longest position a seek may name, in seconds (about 116 days): bigger numbers are typos.
@@ -89,11 +90,39 @@ public enum CommandParser {
           column: token.column, message: "expected a track number from 1 (jump 2), found '\(token.text)'")
       }
       return .jump(n - 1)
+    case "repeat":
+      try arity(1)
+      let token = arguments[0]
+      guard let mode = RepeatMode(rawValue: token.text.lowercased()) else {
+        throw CommandParseError(
+          column: token.column, message: "expected off, all or one, found '\(token.text.prefix(40))'")
+      }
+      return .repeatMode(mode)
+    case "shuffle", "random":
+      try arity(1)
+      let token = arguments[0]
+      switch token.text.lowercased() {
+      case "on", "true", "1": return .shuffle(true)
+      case "off", "false", "0": return .shuffle(false)
+      default:
+        throw CommandParseError(column: token.column, message: "expected on or off, found '\(token.text.prefix(40))'")
+      }
     default:
       throw CommandParseError(
         column: nameColumn,
         message: "unknown command '\(name.prefix(40))' (expected one of: \(commandNames.joined(separator: ", ")))")
     }
+  }
+
+  /// Reads a position as `seek` does (`90`, `12.5`, `1:30`, `1:02:03`, `50%`, `+5`, `-5`), so that the command
+  /// line's `--start` takes what scripts and the socket take.
+  public static func seekTarget(_ text: String) throws(CommandParseError) -> SeekTarget {
+    try seekTarget(CommandTokenizer.Token(text: text, column: 1))
+  }
+
+  /// Reads a level as `volume` does (`40`, `40%`, `+5`, `-5`), for the command line's `--volume`.
+  public static func volumeChange(_ text: String) throws(CommandParseError) -> VolumeChange {
+    try volumeChange(CommandTokenizer.Token(text: text, column: 1))
   }
 
   static func seekTarget(_ token: CommandTokenizer.Token) throws(CommandParseError) -> SeekTarget {

@@ -26,6 +26,10 @@ public enum PlayerCommand: Equatable, Hashable, Sendable {
   case previous
   /// Opens the track at a zero-based queue index (the text form counts from 1).
   case jump(Int)
+  /// Sets what happens at the end of a track and of the queue (`repeat off|all|one`).
+  case repeatMode(RepeatMode)
+  /// Plays the queue in a random order, or in its own (`shuffle on|off`). The queue itself keeps its order.
+  case shuffle(Bool)
 
   /// The command's name as typed: `seek`, `volume`, `load` …
   public var name: String {
@@ -41,6 +45,8 @@ public enum PlayerCommand: Equatable, Hashable, Sendable {
     case .next: "next"
     case .previous: "previous"
     case .jump: "jump"
+    case .repeatMode: "repeat"
+    case .shuffle: "shuffle"
     }
   }
 
@@ -52,6 +58,8 @@ public enum PlayerCommand: Equatable, Hashable, Sendable {
     case .seek(let target): [target.text]
     case .volume(let change): [change.text]
     case .jump(let index): [String(index + 1)]
+    case .repeatMode(let mode): [mode.rawValue]
+    case .shuffle(let on): [on ? "on" : "off"]
     }
   }
 }

@@ -26,6 +26,8 @@ public final class PlayerController: Sendable {
     case event(OutputEvent)
     /// A new state stream: it starts from the current state, taken while no other job can publish.
     case addStream(AsyncStream<PlayerState>.Continuation)
+    /// Closes the output once the job in flight has finished (``shutdown()``).
+    case close(Future<Void, PlayerError>.Resolver)
   }
 
   private struct Core: ~Copyable {
@@ -35,6 +37,8 @@ public final class PlayerController: Sendable {
     var running = false
     /// While the job in flight waits for the output: tells whether that answer is still outstanding.
     var awaited: (@Sendable () -> Bool)?
+    /// While the job in flight waits for the output: stops waiting (``shutdown()`` does not wait for it).
+    var abandonAwaited: (@Sendable () -> Void)?
     var closed = false
     /// The queue index and stream of the last track offered to the output for gapless playback.
     var offered: (index: Int, following: UInt64)?
@@ -42,6 +46,7 @@ public final class PlayerController: Sendable {
     /// Nothing is left to run: the next command starts the controller again.
     mutating func release() {
       awaited = nil
+      abandonAwaited = nil
       running = false
       jobs.removeAll(keepingCapacity: jobs.capacity <= 64)
       head = 0
@@ -62,7 +67,7 @@ public final class PlayerController: Sendable {
   /// Creates a controller that plays through `output`, opening files with `decoders`.
   public init(
     output: any AudioOutput,
-    decoders: any AudioDecoderFactory = SndfileDecoderFactory(),
+    decoders: any AudioDecoderFactory = StandardDecoderFactory(),
     configuration: ControllerConfiguration = ControllerConfiguration(),
     initialState: PlayerState = .initial
   ) {
@@ -86,7 +91,8 @@ public final class PlayerController: Sendable {
   /// with the reason it could not be done (in which case nothing was changed).
   ///
   /// A `seek` cancels every older `seek` still waiting in the queue. Cancelling the returned future before the
-  /// command starts removes it; once started, the cancellation reaches the output (which abandons a seek).
+  /// command starts removes it; once the output has been asked, the step goes on there and only the wait
+  /// stops: what the server then confirms is published as it arrives (``OutputEvent/confirmedLate(_:)``).
   @discardableResult
   public func send(_ command: PlayerCommand) -> Future<PlayerState, PlayerError> {
     let (future, resolver) = Future<PlayerState, PlayerError>.pending()
@@ -190,7 +196,10 @@ public final class PlayerController: Sendable {
   /// flag that a callback clears) leaves no instant in which the answer has come but the controller still
   /// looks as if it were waiting.
   private func waitingOn<T>(_ future: Future<T, PlayerError>) -> Future<T, PlayerError> {
-    core.withLock { $0.awaited = { !future.isSettled } }
+    core.withLock {
+      $0.awaited = { !future.isSettled }
+      $0.abandonAwaited = { future.cancel() }
+    }
     return future
   }
 
@@ -207,61 +216,70 @@ public final class PlayerController: Sendable {
   public func states() -> AsyncStream<PlayerState> {
     AsyncStream(bufferingPolicy: .unbounded) { continuation in
       // As a job: states are published by the job in flight only, which may run off the queue.
-      if !enqueue(.addStream(continuation)) { continuation.finish() }
+      enqueue(.addStream(continuation))
     }
   }
 
   /// How many observers are subscribed (for leak checks).
   public var observerCount: Int { observers.count }
 
-  /// Stops taking commands, fails the waiting ones, closes the output stream and ends every state stream.
+  /// Stops taking commands, fails the waiting ones, stops waiting for the output's answer to the one in
+  /// flight (a command then settles as cancelled, a reconnection fails), closes the output stream and ends
+  /// every state stream. The future resolves once the output is closed; nothing reopens it afterwards.
   public func shutdown() -> Future<Void, PlayerError> {
-    let waiting = core.withLock { core -> [Job] in
+    let (future, resolver) = Future<Void, PlayerError>.pending()
+    let (waiting, abandon, startQueue) = core.withLock { core -> ([Job], (@Sendable () -> Void)?, Bool) in
       core.closed = true
       let rest = Array(core.jobs[core.head...])
       core.jobs.removeAll()
       core.head = 0
-      return rest
+      // The close waits its turn: closing under a job in flight let that job reopen a stream afterwards.
+      core.jobs.append(.close(resolver))
+      guard !core.running else { return (rest, core.abandonAwaited, false) }
+      core.running = true
+      return (rest, nil, true)
     }
-    for job in waiting {
-      switch job {
-      case .command(let command, let resolver):
-        resolver.reject(.invalidState(command: command.name, state: "shut down"))
-      case .refresh(let resolver): resolver.reject(.invalidState(command: "status", state: "shut down"))
-      case .recover(let resolver): resolver.reject(.invalidState(command: "reconnect", state: "shut down"))
-      case .addStream(let continuation): continuation.finish()
-      case .event: break
-      }
-    }
-    let (future, resolver) = Future<Void, PlayerError>.pending()
-    queue.async { [output, observers] in
-      output.close().always { _ in
-        observers.finish()
-        resolver.resolve()
-      }
-    }
+    waiting.forEach(refuse)
+    abandon?()
+    if startQueue { queue.async { self.runNext() } }
     return future
+  }
+
+  /// Fails a job that comes after ``shutdown()``.
+  private func refuse(_ job: Job) {
+    switch job {
+    case .command(let command, let resolver):
+      resolver.reject(.invalidState(command: command.name, state: "shut down"))
+    case .refresh(let resolver): resolver.reject(.invalidState(command: "status", state: "shut down"))
+    case .recover(let resolver): resolver.reject(.invalidState(command: "reconnect", state: "shut down"))
+    case .addStream(let continuation): continuation.finish()
+    case .event: break
+    case .close(let resolver): closeOutput(resolver)
+    }
+  }
+
+  /// The last job: closes the output stream and ends the state streams.
+  private func closeOutput(_ resolver: Future<Void, PlayerError>.Resolver) {
+    output.close().always { [observers] _ in
+      observers.finish()
+      resolver.resolve()
+    }
   }
 
   // MARK: - The serial queue
 
-  /// Queues `job`; returns false when the controller is shut down and the job is an event or a new state
-  /// stream, which are then dropped (commands are refused when their turn comes).
+  /// Queues `job`; once the controller is shut down, refuses it instead (events are dropped) and returns false.
   @discardableResult
   private func enqueue(_ job: Job) -> Bool {
     let (added, start) = core.withLock { core -> (Bool, Bool) in
-      if core.closed {
-        switch job {
-        case .event, .addStream: return (false, false)
-        default: break
-        }
-      }
+      if core.closed { return (false, false) }
       core.jobs.append(job)
       guard !core.running else { return (true, false) }
       core.running = true
       return (true, true)
     }
     if start { queue.async { self.runNext() } }
+    if !added { refuse(job) }
     return added
   }
 
@@ -278,10 +296,13 @@ public final class PlayerController: Sendable {
   /// thousands of commands answered at once do not deepen the stack.
   private func runNext() {
     while true {
-      offerUpcomingIfDue()
+      if !core.withLock({ $0.closed }) { offerUpcomingIfDue() }
       guard let job = takeJob() else { return }
       let progress: Progress
       switch job {
+      case .close(let resolver):
+        closeOutput(resolver)
+        progress = .done
       case .command(let command, let resolver): progress = run(command, resolver)
       case .event(let event): progress = handle(event)
       case .refresh(let resolver): progress = refresh(resolver)
@@ -402,6 +423,11 @@ public final class PlayerController: Sendable {
 
   private func run(_ command: PlayerCommand, _ resolver: Future<PlayerState, PlayerError>.Resolver) -> Progress {
     guard !resolver.isCancelled else { return .done }
+    // Put back by a command that had found the controller idle (``start(_:_:)``) as the shutdown came.
+    guard !core.withLock({ $0.closed }) else {
+      refuse(.command(command, resolver))
+      return .done
+    }
     let decision = core.withLock { $0.machine.decide(command) }
     switch decision {
     case .reject(let error):
@@ -437,18 +463,21 @@ public final class PlayerController: Sendable {
   }
 
   /// Moves to the next track on the output's behalf (the previous one finished). A track that cannot be
-  /// opened is reported and skipped; when none is left, the queue has ended.
-  private func advance(_ step: OutputStep) -> Progress {
+  /// opened is reported and skipped; when none is left, the queue has ended. `failures` counts the tracks
+  /// skipped on the way, so that a repeated queue of files that all fail ends after one round.
+  private func advance(_ step: OutputStep, failures: Int = 0) -> Progress {
     perform(step, for: "next").always(on: answers) { [self] outcome in
       guard case .failure(let error) = outcome, error.isFileError,
-        case .open(let queue, let index, _, let then) = step
+        case .open(let queue, let index, _, let then) = step, !core.withLock({ $0.closed })
       else {
         if settle(step, command: "next", outcome: outcome, resolver: nil) == .done { goOn() }
         return
       }
       configuration.onTrackSkipped?(error)
-      if index + 1 < queue.count {
-        if advance(.open(queue: queue, index: index + 1, seconds: 0, then: then)) == .done { goOn() }
+      // A file that fails is not tried again when repeating one track: skipping moves on as `next` does.
+      if failures + 1 < queue.count, let next = core.withLock({ $0.machine.step(from: index, by: 1) }) {
+        let retry = OutputStep.open(queue: queue, index: next, seconds: 0, then: then)
+        if advance(retry, failures: failures + 1) == .done { goOn() }
       } else {
         if let published = core.withLock({ $0.machine.endQueue() }) { observers.publish(published) }
         goOn()
@@ -536,7 +565,7 @@ public final class PlayerController: Sendable {
     } catch {
       return .rejected(error)
     }
-    let volume = state.volume
+    let volume = core.withLock { $0.machine.volumeIsExplicit ? $0.machine.state.volume : nil }
     let opened = output.open(decoder, at: seconds, volume: volume)
     let info = decoder.info
     guard then == .playing else { return opened.map { .stream($0, track: info) } }

@@ -38,10 +38,27 @@ public struct PlayerStateMachine: Sendable {
 
   /// Where the last track finished, kept while the controller moves on to the next one.
   private var finished: OutputConfirmation?
+  /// Whether the volume was set by a `volume` command: new streams are then opened at it, overriding a volume
+  /// the server's session manager restores; until then they take the server's.
+  public private(set) var volumeIsExplicit = false
 
-  /// Starts from `state` (by default, nothing loaded at full volume).
-  public init(state: PlayerState = .initial) {
+  /// Starts from `state` (by default, nothing loaded at full volume). The shuffle order is drawn from a
+  /// generator seeded with `shuffleSeed`: a test passes one to get the same order on every run.
+  public init(state: PlayerState = .initial, shuffleSeed: UInt64 = .random(in: .min ... .max)) {
     self.state = state
+    random = SplitMix64(seed: shuffleSeed)
+  }
+
+  /// With `shuffle` on: the queue's indices in the order they play, the current track first. Drawn again when
+  /// the queue changes or the shuffle is turned on.
+  private var playOrder: [Int] = []
+  /// Where the shuffle orders come from; part of the value, so that a copy of the machine draws the same.
+  private var random: SplitMix64
+
+  static func shuffledOrder(count: Int, first: Int?, using random: inout SplitMix64) -> [Int] {
+    var rest = Array(0..<count).filter { $0 != first }
+    rest.shuffle(using: &random)
+    return (first.map { [$0] } ?? []) + rest
   }
 
   /// Decides what `command` needs, without changing anything.
@@ -74,7 +91,7 @@ public struct PlayerStateMachine: Sendable {
       case .failed:
         guard let index = state.index else { return invalid() }
         return .perform(.open(queue: state.queue, index: index, seconds: state.position.seconds, then: .playing))
-      case .idle, .loading: return invalid()
+      case .idle: return invalid()
       }
     case .pause:
       switch status {
@@ -99,16 +116,50 @@ public struct PlayerStateMachine: Sendable {
     case .volume(let change):
       return .perform(.volume(change.resolve(from: state.volume)))
     case .next:
-      guard status.hasOpenTrack, let index = state.index, index + 1 < state.queue.count else { return invalid() }
-      return .perform(.open(queue: state.queue, index: index + 1, seconds: 0, then: continuation))
+      guard status.hasOpenTrack, let index = state.index else { return invalid() }
+      guard let next = step(from: index, by: 1) else {
+        return .reject(.invalidState(command: command.name, state: "at the end of the queue"))
+      }
+      return .perform(.open(queue: state.queue, index: next, seconds: 0, then: continuation))
     case .previous:
-      guard status.hasOpenTrack, let index = state.index, index > 0 else { return invalid() }
-      return .perform(.open(queue: state.queue, index: index - 1, seconds: 0, then: continuation))
+      guard status.hasOpenTrack, let index = state.index else { return invalid() }
+      guard let previous = step(from: index, by: -1) else {
+        return .reject(.invalidState(command: command.name, state: "at the start of the queue"))
+      }
+      return .perform(.open(queue: state.queue, index: previous, seconds: 0, then: continuation))
     case .jump(let target):
       guard status != .idle, target >= 0, target < state.queue.count else { return invalid() }
       let then: OutputStep.StatusAfterOpen = status.hasOpenTrack ? continuation : .stopped
       return .perform(.open(queue: state.queue, index: target, seconds: 0, then: then))
+    case .repeatMode(let mode):
+      var next = state
+      next.repeatMode = mode
+      return .complete(next)
+    case .shuffle(let on):
+      var next = state
+      next.shuffle = on
+      return .complete(next)
     }
+  }
+
+  /// The track that plays after `index` when it ends: itself when repeating one, otherwise ``step(from:by:)``.
+  public func following(_ index: Int) -> Int? {
+    state.repeatMode == .one && index < state.queue.count ? index : step(from: index, by: 1)
+  }
+
+  /// The track `delta` places from `index` in play order (the shuffle's, or the queue's), wrapping around
+  /// when repeating all; nil past either end otherwise. `next` and `previous` go here whatever the repeat
+  /// mode: repeating one track does not stop a person from moving on.
+  public func step(from index: Int, by delta: Int) -> Int? {
+    let count = state.queue.count
+    guard count > 0 else { return nil }
+    let position = state.shuffle && playOrder.count == count ? playOrder.firstIndex(of: index) ?? index : index
+    var target = position + delta
+    if !(0..<count).contains(target) {
+      guard state.repeatMode == .all else { return nil }
+      target = ((target % count) + count) % count
+    }
+    return state.shuffle && playOrder.count == count ? playOrder[target] : target
   }
 
   /// Moving through the queue keeps the player playing, paused or stopped as it was.
@@ -132,6 +183,7 @@ public struct PlayerStateMachine: Sendable {
     switch (step, result) {
     case (.volume, .volume(let level)):
       next.volume = level
+      volumeIsExplicit = true
     case (.open(let queue, let index, _, let then), .stream(let confirmation, let track)):
       next.queue = queue
       next.index = index
@@ -141,6 +193,7 @@ public struct PlayerStateMachine: Sendable {
       next.status = then == .playing || confirmation.running ? .playing : (then == .paused ? .paused : .stopped)
       next.position = position(confirmation)
       next.device = confirmation.device ?? next.device
+      next.volume = confirmation.volume ?? next.volume
       stream = confirmation.stream
     case (.start, .stream(let confirmation, _)):
       next.status = .playing
@@ -179,9 +232,9 @@ public struct PlayerStateMachine: Sendable {
     case .trackFinished(let confirmation), .trackFailed(_, let confirmation):
       // A track cut short moves on like one that finished; the controller reports why.
       guard state.status == .playing, let index = state.index, confirmation.stream == stream else { return .ignore }
-      if index + 1 < state.queue.count {
+      if let next = following(index) {
         finished = confirmation
-        return .perform(.open(queue: state.queue, index: index + 1, seconds: 0, then: .playing))
+        return .perform(.open(queue: state.queue, index: next, seconds: 0, then: .playing))
       }
       var next = state
       next.status = .ended
@@ -197,10 +250,11 @@ public struct PlayerStateMachine: Sendable {
     case .trackAdvanced(let previous, let confirmation, let track):
       // The output moved on to the next track it was offered, in the same stream. Whatever the status now
       // (a pause may have been confirmed just after the boundary), the output's current track is that one.
-      guard state.status.hasOpenTrack, previous == stream, let index = state.index, index + 1 < state.queue.count
+      guard state.status.hasOpenTrack, previous == stream, let index = state.index,
+        let advanced = advancedIndex(from: index, to: track)
       else { return .ignore }
       var next = state
-      next.index = index + 1
+      next.index = advanced
       next.track = track
       stream = confirmation.stream
       // A confirmation made after the boundary (that pause) already counts from the new track's start.
@@ -242,10 +296,21 @@ public struct PlayerStateMachine: Sendable {
   /// The track to offer the output for gapless playback: the one after the current track, with the stream it
   /// would follow; nil when there is none or no stream is open.
   public var upcoming: (path: String, index: Int, following: UInt64)? {
-    guard state.status.hasOpenTrack, let stream, let index = state.index, index + 1 < state.queue.count else {
+    guard state.status.hasOpenTrack, let stream, let index = state.index, let next = following(index) else {
       return nil
     }
-    return (state.queue[index + 1], index + 1, stream)
+    return (state.queue[next], next, stream)
+  }
+
+  /// Where the queue stands once the output moved from `index` to the offered `track`: the track that
+  /// follows by the modes, or, when they changed after the offer went out (too late for the output to take
+  /// another), wherever that track is in the queue, so that the state names what is heard.
+  private func advancedIndex(from index: Int, to track: TrackInfo?) -> Int? {
+    let expected = following(index)
+    guard let path = track?.path else { return expected }
+    if let expected, state.queue[expected] == path { return expected }
+    let count = state.queue.count
+    return (1...count).lazy.map { (index + $0) % count }.first { state.queue[$0] == path } ?? expected
   }
 
   /// The queue ended because the tracks after the current one could not be opened: publishes `ended` at the
@@ -272,6 +337,9 @@ public struct PlayerStateMachine: Sendable {
   /// instead of copying it once more.
   private mutating func publish(_ next: consuming PlayerState) -> PlayerState? {
     guard !next.sameContent(as: state) else { return nil }
+    if next.shuffle, !state.shuffle || next.queue != state.queue || playOrder.count != next.queue.count {
+      playOrder = Self.shuffledOrder(count: next.queue.count, first: next.index, using: &random)
+    }
     next.revision = state.revision + 1
     state = next
     return state

@@ -9,10 +9,16 @@ import Futures
 /// descriptor per file of a long command line.
 public final class ProbedDecoderFactory: AudioDecoderFactory {
   private let opener: any AudioDecoderFactory
-  private let kept = Lock<(path: String, decoder: any AudioDecoder)?>(nil)
+  private let kept = Lock<Kept>(Kept())
+
+  private struct Kept {
+    var entry: (path: String, decoder: any AudioDecoder)?
+    /// The first `open` came: nothing is kept from then on.
+    var closed = false
+  }
 
   /// Creates a factory that opens files with `opener`.
-  public init(opener: any AudioDecoderFactory = SndfileDecoderFactory()) {
+  public init(opener: any AudioDecoderFactory = StandardDecoderFactory()) {
     self.opener = opener
   }
 
@@ -23,8 +29,8 @@ public final class ProbedDecoderFactory: AudioDecoderFactory {
   /// would start that track where the reading stopped.
   public func open(_ path: String) throws(PlayerError) -> any AudioDecoder {
     let reused = kept.withLock { kept -> (any AudioDecoder)? in
-      defer { kept = nil }
-      guard let entry = kept, entry.path == path else { return nil }
+      defer { kept = Kept(entry: nil, closed: true) }
+      guard let entry = kept.entry, entry.path == path else { return nil }
       return entry.decoder
     }
     if let reused { return reused }
@@ -35,22 +41,27 @@ public final class ProbedDecoderFactory: AudioDecoderFactory {
   /// controller's first `open` of the same path, the others are closed at once. A path whose decoder is
   /// kept was checked already and is not opened again.
   public func check(_ path: String) throws(PlayerError) {
-    if kept.withLock({ $0?.path == path }) { return }
+    if kept.withLock({ $0.entry?.path == path }) { return }
     keep(try opener.open(path), for: path)
   }
 
-  /// Keeps `decoder`, opened and checked elsewhere for `path`, as if ``check(_:)`` had opened it; nothing
-  /// changes when a decoder is kept already. `splay play` checks its first file beside the stream it prepares
-  /// for it.
-  public func keep(_ decoder: any AudioDecoder, for path: String) {
+  /// Keeps `decoder`, opened and checked elsewhere for `path`, as if ``check(_:)`` had opened it, and returns
+  /// whether it did: not when another decoder is kept already or the first `open` has come. `splay play`
+  /// checks its first file beside the stream it prepares for it, and lets that stream play only when its
+  /// decoder is the one the controller will open: otherwise the controller opens another and the track's
+  /// opening would be heard twice.
+  @discardableResult
+  public func keep(_ decoder: any AudioDecoder, for path: String) -> Bool {
     kept.withLock { kept in
-      if kept == nil { kept = (path, decoder) }
+      guard kept.entry == nil, !kept.closed else { return false }
+      kept.entry = (path, decoder)
+      return true
     }
   }
 
   /// The decoder kept for `path`, left in place for the controller's `open` (an output may prepare a stream
   /// for it meanwhile: ``PulseOutput/prepare(_:playingWhen:)``); nil when another path's decoder, or none, is kept.
   public func keptDecoder(for path: String) -> (any AudioDecoder)? {
-    kept.withLock { $0?.path == path ? $0?.decoder : nil }
+    kept.withLock { $0.entry?.path == path ? $0.entry?.decoder : nil }
   }
 }

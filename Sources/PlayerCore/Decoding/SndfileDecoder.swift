@@ -27,45 +27,87 @@ public final class SndfileDecoder: AudioDecoder {
   /// The path is checked with `stat` before anything reads it, so a directory, a FIFO (which would block an
   /// `open`) or a device gets ``PlayerError/notAFile(path:)`` at once; the file is then opened once and handed
   /// to libsndfile by descriptor, so what was checked is what is read. A file shorter than its header declares
-  /// is refused (see ``checkLength()``), unless `deferringLengthCheck` asks the caller to make that check
-  /// itself with ``checkLength()`` before it trusts the file: `splay play` starts its first file's stream
-  /// while the check runs, and starts playing only once it passed.
-  public init(path: String, deferringLengthCheck: Bool = false) throws(PlayerError) {
+  /// opens declaring the frames it holds, with the reason in ``TrackInfo/damage``, unless `deferringLengthCheck` asks the caller to make that check
+  /// itself with ``checkLength()``: `splay play` starts its first file's stream while the check runs, and
+  /// lets it play early only once it passed.
+  public convenience init(path: String, deferringLengthCheck: Bool = false) throws(PlayerError) {
+    do {
+      try self.init(opening: path, deferringLengthCheck: deferringLengthCheck)
+    } catch {
+      throw error.error
+    }
+  }
+
+  /// Opens `path`, with the stage a failure came at, for ``StandardDecoderFactory``: FFmpeg is worth trying on a
+  /// file libsndfile could not open, not on one it opened and found truncated.
+  init(opening path: String, deferringLengthCheck: Bool) throws(DecoderOpenFailure) {
+    func refused(_ detail: String) -> DecoderOpenFailure {
+      DecoderOpenFailure(stage: .refused, error: .unsupportedFormat(path: path, detail: detail))
+    }
     var st = stat()
     if stat(path, &st) != 0 {
-      throw Self.fileError(errno: errno, path: path)
+      throw .file(errno: errno, path: path)
     }
-    guard (st.st_mode & S_IFMT) == S_IFREG else { throw .notAFile(path: path) }
+    guard (st.st_mode & S_IFMT) == S_IFREG else {
+      throw DecoderOpenFailure(stage: .file, error: .notAFile(path: path))
+    }
     let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
-    guard fd >= 0 else { throw Self.fileError(errno: errno, path: path) }
+    guard fd >= 0 else { throw .file(errno: errno, path: path) }
     var sfinfo = SF_INFO()
-    guard let file = sf_open_fd(fd, Int32(SFM_READ), &sfinfo, 1) else {
-      let detail = String(cString: sf_strerror(nil))
-      throw .unsupportedFormat(path: path, detail: st.st_size == 0 ? "the file is empty" : detail)
+    guard var file = sf_open_fd(fd, Int32(SFM_READ), &sfinfo, 1) else {
+      if st.st_size == 0 { throw refused("the file is empty") }
+      let unrecognised = sf_error(nil) == Int32(SF_ERR_UNRECOGNISED_FORMAT)
+      throw DecoderOpenFailure(
+        stage: unrecognised ? .unrecognised : .malformed,
+        error: .unsupportedFormat(path: path, detail: String(cString: sf_strerror(nil))))
     }
     guard sfinfo.channels >= 1, sfinfo.channels <= 32 else {
       sf_close(file)
-      throw .unsupportedFormat(path: path, detail: "\(sfinfo.channels) channels (1 to 32 are supported)")
+      throw refused("\(sfinfo.channels) channels (1 to 32 are supported)")
     }
     guard sfinfo.samplerate >= 1000, sfinfo.samplerate <= 768_000 else {
       sf_close(file)
-      throw .unsupportedFormat(path: path, detail: "a sample rate of \(sfinfo.samplerate) Hz")
+      throw refused("a sample rate of \(sfinfo.samplerate) Hz")
     }
-    if !deferringLengthCheck,
-      let problem = Self.lengthProblem(file, frames: Int64(sfinfo.frames), rate: Int64(sfinfo.samplerate))
-    {
+    // A file whose length nobody knows cannot be played honestly (no duration, no seek to a percentage); one
+    // that ends early plays as far as its audio goes, and `read` says where that was.
+    guard sfinfo.frames != sf_count_t(Int64.max) else {
       sf_close(file)
-      throw .unsupportedFormat(path: path, detail: problem)
+      throw refused("the file's length is unknown (it may be truncated or damaged)")
+    }
+    var frames = max(0, Int64(sfinfo.frames))
+    var damage: String?
+    if !deferringLengthCheck, Self.lengthProblem(file, frames: frames, rate: Int64(sfinfo.samplerate)) != nil {
+      // A failed seek can leave libFLAC's decoder unable to read on: the file is counted and played through
+      // handles of their own, opened afresh.
+      sf_close(file)
+      var again = SF_INFO()
+      let playable = Self.playableFrames(path, declared: frames, channels: Int(sfinfo.channels))
+      let reopened = Glibc.open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+      guard reopened >= 0, let fresh = sf_open_fd(reopened, Int32(SFM_READ), &again, 1) else {
+        if reopened >= 0 { close(reopened) }
+        throw refused("the file could not be opened again")
+      }
+      file = fresh
+      let rate = Double(sfinfo.samplerate)
+      damage =
+        "the audio ends at \(Self.clockText(Double(playable) / rate)) of the \(Self.clockText(Double(frames) / rate)) "
+        + "its header declares (truncated)"
+      frames = playable
     }
     func tag(_ kind: Int32) -> String? {
       guard let cString = sf_get_string(file, kind) else { return nil }
       let text = String(cString: cString)
       return text.isEmpty ? nil : text
     }
+    let seconds = Double(frames) / Double(sfinfo.samplerate)
     info = TrackInfo(
       path: path, format: Self.formatName(sfinfo.format), sampleRate: Int(sfinfo.samplerate),
-      channels: Int(sfinfo.channels), frames: max(0, Int64(sfinfo.frames)),
-      title: tag(Int32(SF_STR_TITLE)), artist: tag(Int32(SF_STR_ARTIST)), album: tag(Int32(SF_STR_ALBUM)))
+      channels: Int(sfinfo.channels), frames: frames,
+      title: tag(Int32(SF_STR_TITLE)), artist: tag(Int32(SF_STR_ARTIST)), album: tag(Int32(SF_STR_ALBUM)),
+      trackNumber: tag(Int32(SF_STR_TRACKNUMBER)), date: tag(Int32(SF_STR_DATE)),
+      bitDepth: Self.bitDepth(sfinfo.format),
+      bitrate: seconds > 0.1 ? Int((Double(st.st_size) * 8 / seconds).rounded()) : nil, damage: damage)
     handle = Lock(Handle(bits: UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(file)))))
   }
 
@@ -76,8 +118,8 @@ public final class SndfileDecoder: AudioDecoder {
     }
   }
 
-  /// Throws the error ``init(path:deferringLengthCheck:)`` throws for a file that ends before the length its
-  /// header declares (truncated). Safe beside reads on other threads: it holds the file while it looks, and
+  /// Throws for a file that ends before the length its header declares (truncated): the early start plays
+  /// only whole files (a damaged one is opened again, and declares what it holds). Safe beside reads on other threads: it holds the file while it looks, and
   /// leaves the next read where it was.
   public func checkLength() throws(PlayerError) {
     let problem: String? = handle.withLock { handle in
@@ -109,7 +151,7 @@ public final class SndfileDecoder: AudioDecoder {
       throw .unsupportedFormat(
         path: info.path,
         detail: "the audio ends at \(Self.clockText(Double(reached) / Double(info.sampleRate))) of "
-          + "\(Self.clockText(info.duration)) (the file was truncated while playing?)")
+          + "\(Self.clockText(info.duration)) (the file is truncated or damaged)")
     }
     return Int(result)
   }
@@ -153,8 +195,31 @@ public final class SndfileDecoder: AudioDecoder {
     return nil
   }
 
+  /// The frames a truncated file really holds, decoded from its start: a seek into a truncated FLAC can fail
+  /// where the audio is still whole, so only reading tells. Paid only by damaged files (a FLAC decodes at
+  /// hundreds of times real time).
+  static func playableFrames(_ path: String, declared: Int64, channels: Int) -> Int64 {
+    var info = SF_INFO()
+    let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+    guard fd >= 0 else { return 0 }
+    guard let file = sf_open_fd(fd, Int32(SFM_READ), &info, 1) else {
+      close(fd)
+      return 0
+    }
+    defer { sf_close(file) }
+    let chunk = 16_384
+    var buffer = [Float](repeating: 0, count: chunk * channels)
+    var end: Int64 = 0
+    while end < declared {
+      let read = Int64(sf_readf_float(file, &buffer, sf_count_t(chunk)))
+      if read <= 0 { break }
+      end += read
+    }
+    return min(end, declared)
+  }
+
   /// `m:ss.mmm`, for messages about lengths.
-  private static func clockText(_ seconds: Double) -> String {
+  static func clockText(_ seconds: Double) -> String {
     let millis = Int64((seconds * 1000).rounded())
     let (minutes, rest) = millis.quotientAndRemainder(dividingBy: 60_000)
     let (whole, fraction) = rest.quotientAndRemainder(dividingBy: 1000)
@@ -170,6 +235,18 @@ public final class SndfileDecoder: AudioDecoder {
     case ENOENT, ENOTDIR: .fileNotFound(path: path)
     case EACCES, EPERM: .permissionDenied(path: path)
     default: .unsupportedFormat(path: path, detail: String(cString: strerror(code)))
+    }
+  }
+
+  /// Bits per stored sample of PCM and lossless encodings; nil for lossy ones, which have none.
+  static func bitDepth(_ format: Int32) -> Int? {
+    switch Int(format) & Int(SF_FORMAT_SUBMASK) {
+    case Int(SF_FORMAT_PCM_S8), Int(SF_FORMAT_PCM_U8): 8
+    case Int(SF_FORMAT_PCM_16): 16
+    case Int(SF_FORMAT_PCM_24): 24
+    case Int(SF_FORMAT_PCM_32), Int(SF_FORMAT_FLOAT): 32
+    case Int(SF_FORMAT_DOUBLE): 64
+    default: nil
     }
   }
 

@@ -11,6 +11,8 @@ public enum PlayerError: Error, Equatable, Hashable, Sendable {
   case permissionDenied(path: String)
   /// The path names a directory, a FIFO, a device or something else that is not a regular file.
   case notAFile(path: String)
+  /// A folder or playlist holds nothing that can be played.
+  case noTracks(path: String)
   /// The decoder could not read the file; `detail` is the decoder's own explanation.
   case unsupportedFormat(path: String, detail: String)
   /// The audio server could not be reached at `server`.
@@ -34,6 +36,7 @@ public enum PlayerError: Error, Equatable, Hashable, Sendable {
     case .fileNotFound: "file-not-found"
     case .permissionDenied: "permission-denied"
     case .notAFile: "not-a-file"
+    case .noTracks: "no-tracks"
     case .unsupportedFormat: "unsupported-format"
     case .outputUnavailable: "output-unavailable"
     case .outputLost: "output-lost"
@@ -51,12 +54,15 @@ public enum PlayerError: Error, Equatable, Hashable, Sendable {
     case .fileNotFound(let path): "\(path): no such file"
     case .permissionDenied(let path): "\(path): permission denied (check the file's mode and owner)"
     case .notAFile(let path): "\(path): not a regular file"
+    case .noTracks(let path): "\(path): no audio files in it"
     case .unsupportedFormat(let path, let detail): "\(path): cannot decode: \(detail)"
     case .outputUnavailable(let server, let detail):
       "no audio server at \(server): \(detail) (start PulseAudio or PipeWire-pulse, or use --output simulated)"
     case .outputLost(let detail): "lost the audio server: \(detail)"
     case .outputFailed(let operation, let detail): "the audio server refused \(operation): \(detail)"
-    case .invalidState(let command, let state): "\(command) is not possible while \(state)"
+    case .invalidState(let command, let state):
+      // "at the end of the queue" is a place, not a status.
+      state.hasPrefix("at ") ? "\(command) is not possible \(state)" : "\(command) is not possible while \(state)"
     case .timeout(let command, let seconds): "\(command) was not confirmed within \(formatSeconds(seconds)) s"
     case .cancelled: "cancelled before it took effect"
     case .limitExceeded(let what, let limit): "too many \(what) (the limit is \(limit))"
@@ -66,7 +72,7 @@ public enum PlayerError: Error, Equatable, Hashable, Sendable {
   /// True for errors about a file (its exit code is 3 in the CLI).
   public var isFileError: Bool {
     switch self {
-    case .fileNotFound, .permissionDenied, .notAFile, .unsupportedFormat: true
+    case .fileNotFound, .permissionDenied, .notAFile, .noTracks, .unsupportedFormat: true
     default: false
     }
   }
@@ -98,7 +104,7 @@ extension PlayerError: Codable {
     try c.encode(code, forKey: .code)
     try c.encode(message, forKey: .message)
     switch self {
-    case .fileNotFound(let path), .permissionDenied(let path), .notAFile(let path):
+    case .fileNotFound(let path), .permissionDenied(let path), .notAFile(let path), .noTracks(let path):
       try c.encode(path, forKey: .path)
     case .unsupportedFormat(let path, let detail):
       try c.encode(path, forKey: .path)
@@ -134,6 +140,7 @@ extension PlayerError: Codable {
     case "file-not-found": self = .fileNotFound(path: try text(.path))
     case "permission-denied": self = .permissionDenied(path: try text(.path))
     case "not-a-file": self = .notAFile(path: try text(.path))
+    case "no-tracks": self = .noTracks(path: try text(.path))
     case "unsupported-format": self = .unsupportedFormat(path: try text(.path), detail: try text(.detail))
     case "output-unavailable": self = .outputUnavailable(server: try text(.server), detail: try text(.detail))
     case "output-lost": self = .outputLost(detail: try text(.detail))

@@ -14,14 +14,20 @@ public struct OutputConfirmation: Equatable, Hashable, Sendable {
   public var stream: UInt64
   /// The device the stream plays to, when the output has devices and the confirmation is about a new stream.
   public var device: String?
+  /// The stream's volume at the server in percent, when the confirmation is about a new stream: what the
+  /// `open` asked for, or what the server chose (a session manager restores a saved volume) when it asked none.
+  public var volume: Int?
 
   /// Creates a confirmation.
-  public init(position: Double, time: UInt64, running: Bool, stream: UInt64 = 0, device: String? = nil) {
+  public init(
+    position: Double, time: UInt64, running: Bool, stream: UInt64 = 0, device: String? = nil, volume: Int? = nil
+  ) {
     self.position = position
     self.time = time
     self.running = running
     self.stream = stream
     self.device = device
+    self.volume = volume
   }
 }
 
@@ -60,10 +66,12 @@ public protocol AudioOutput: AnyObject, Sendable {
   /// A short description of where audio goes (`pulse:unix:/run/…/native`, `simulated`), for messages.
   var destination: String { get }
 
-  /// Connects if needed and opens a corked stream for `decoder`'s format, positioned at `seconds`. The
-  /// confirmation's `running` says whether audio flows: an output may hand over a stream it was asked to start
-  /// playing before the first `open` (``PulseOutput/prepare(_:playingWhen:)``), and the state follows the output.
-  func open(_ decoder: any AudioDecoder, at seconds: Double, volume: Int) -> Future<OutputConfirmation, PlayerError>
+  /// Connects if needed and opens a corked stream for `decoder`'s format, positioned at `seconds`, at `volume`
+  /// percent, or with nil at the volume the server gives new streams (a session manager may restore a saved
+  /// one). The confirmation's `volume` is the stream's real volume; its `running` says whether audio flows: an
+  /// output may hand over a stream it was asked to start playing before the first `open`
+  /// (``PulseOutput/prepare(_:playingWhen:)``), and the state follows the output.
+  func open(_ decoder: any AudioDecoder, at seconds: Double, volume: Int?) -> Future<OutputConfirmation, PlayerError>
 
   /// Uncorks: resolves when the server confirmed that audio flows.
   func start() -> Future<OutputConfirmation, PlayerError>
@@ -72,7 +80,8 @@ public protocol AudioOutput: AnyObject, Sendable {
   func pause() -> Future<OutputConfirmation, PlayerError>
 
   /// Drops what is buffered and continues from `seconds`, keeping the stream running or corked as it was.
-  /// Cancelling the returned future before the output has begun the seek abandons it.
+  /// The seek is begun in the call: cancelling the returned future stops the wait, not the seek, and the
+  /// output reports the server's confirmation as ``OutputEvent/confirmedLate(_:)`` when it comes.
   func seek(to seconds: Double) -> Future<OutputConfirmation, PlayerError>
 
   /// Corks and flushes, leaving the stream positioned at the start of the track.

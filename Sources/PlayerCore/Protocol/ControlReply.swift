@@ -1,7 +1,8 @@
 /// The lines the server writes: replies to requests and state events (docs/protocol.md).
 public enum ControlMessage: Sendable {
-  /// `{"id": ID, "ok": true, "state": {...}}`
-  case success(id: RequestID?, state: PlayerState)
+  /// `{"id": ID, "ok": true, "state": {...}}`, with `"skipped": [...]` when a `load` or `enqueue` left
+  /// entries of a folder or playlist out (one line each).
+  case success(id: RequestID?, state: PlayerState, skipped: [String] = [])
   /// `{"id": ID, "ok": false, "error": {"code": ..., "message": ...}}`
   case failure(id: RequestID?, code: String, message: String, error: PlayerError?)
   /// `{"event": "state", "state": {...}}`
@@ -18,20 +19,39 @@ public enum ControlMessage: Sendable {
     do {
       try write(to: &json)
     } catch {
-      // A position that is not a number (which no output reports): the reply still says it failed.
-      return Array("{\"ok\":false}\n".utf8)
+      // A number that is not finite (which no output reports): the line still says, under the request's id
+      // (or as an event), that what it stands for could not be sent.
+      json = JSONWriter()
+      writeUnwritable(to: &json)
     }
     json.newline()
     return json.bytes
   }
 
-  /// Keys in sorted order: `error`, `event`, `id`, `ok`, `state`.
+  /// `{"error": {...}, "id": ID, "ok": false}` for a reply, `{"error": {...}, "event": "state", "ok": false}`
+  /// for an event: no number, so it cannot fail.
+  private func writeUnwritable(to json: inout JSONWriter) {
+    json.object { json in
+      json.field("error") { json in
+        json.field("code", "output-failed")
+        json.field("message", "the state could not be written as JSON: a number in it is not finite")
+      }
+      switch self {
+      case .success(let id, _, _), .failure(let id, _, _, _): Self.write(id: id, to: &json)
+      case .event: json.field("event", "state")
+      }
+      json.field("ok", false)
+    }
+  }
+
+  /// Keys in sorted order: `error`, `event`, `id`, `ok`, `skipped`, `state`.
   private func write(to json: inout JSONWriter) throws {
     try json.object { json in
       switch self {
-      case .success(let id, let state):
+      case .success(let id, let state, let skipped):
         Self.write(id: id, to: &json)
         json.field("ok", true)
+        if !skipped.isEmpty { json.field("skipped", strings: skipped) }
         json.key("state")
         try state.write(to: &json)
       case .failure(let id, let code, let message, let error):

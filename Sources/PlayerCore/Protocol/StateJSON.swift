@@ -19,7 +19,9 @@ extension PlayerState {
       if let index { json.field("index", index) }
       try json.field("position") { json in try position.write(members: &json) }
       json.field("queue", strings: queue)
+      json.field("repeat", repeatMode.rawValue)
       json.field("revision", revision)
+      json.field("shuffle", shuffle)
       json.field("status", status.name)
       if let track { try json.field("track") { json in try track.write(members: &json) } }
       json.field("volume", volume)
@@ -46,13 +48,18 @@ extension TrackInfo {
   func write(members json: inout JSONWriter) throws {
     if let album { json.field("album", album) }
     if let artist { json.field("artist", artist) }
+    if let bitDepth { json.field("bitDepth", bitDepth) }
+    if let bitrate { json.field("bitrate", bitrate) }
     json.field("channels", channels)
+    if let damage { json.field("damage", damage) }
+    if let date { json.field("date", date) }
     try json.field("duration", duration)
     json.field("format", format)
     json.field("frames", frames)
     json.field("path", path)
     json.field("sampleRate", sampleRate)
     if let title { json.field("title", title) }
+    if let trackNumber { json.field("trackNumber", trackNumber) }
   }
 }
 
@@ -60,7 +67,7 @@ extension PlayerError {
   func write(members json: inout JSONWriter) throws {
     json.field("code", code)
     switch self {
-    case .fileNotFound(let path), .permissionDenied(let path), .notAFile(let path):
+    case .fileNotFound(let path), .permissionDenied(let path), .notAFile(let path), .noTracks(let path):
       json.field("message", message)
       json.field("path", path)
     case .unsupportedFormat(let path, let detail):

@@ -7,10 +7,11 @@ public enum ScriptParser {
   /// The most lines a script may have.
   public static let maximumLines = 100_000
   /// Statuses that `wait until` and `expect state` know.
-  public static let statusNames = ["idle", "loading", "playing", "paused", "stopped", "ended", "failed"]
+  public static let statusNames = ["idle", "playing", "paused", "stopped", "ended", "failed"]
   /// Error codes that `expect error` knows.
   public static let errorCodes = [
-    "file-not-found", "permission-denied", "not-a-file", "unsupported-format", "output-unavailable", "output-lost",
+    "file-not-found", "permission-denied", "not-a-file", "no-tracks", "unsupported-format", "output-unavailable",
+    "output-lost",
     "output-failed", "invalid-state", "timeout", "cancelled", "limit-exceeded",
   ]
 

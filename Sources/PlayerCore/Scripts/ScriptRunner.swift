@@ -18,11 +18,20 @@ public struct ScriptRunner: Sendable {
 
   private let controller: PlayerController
   private let timeline: any ScriptTimeline
+  private let expander: TrackListExpander
+  private let onSkipped: @Sendable (String) -> Void
 
-  /// Creates a runner for `controller`, letting time pass on `timeline`.
-  public init(controller: PlayerController, timeline: any ScriptTimeline) {
+  /// Creates a runner for `controller`, letting time pass on `timeline`. Folders and playlists in `load` and
+  /// `enqueue` are expanded by `expander`; each entry left out is passed to `onSkipped` as a line naming the
+  /// script's line (`demo.splay:3: list.m3u:4: gone.flac: no such file`).
+  public init(
+    controller: PlayerController, timeline: any ScriptTimeline, expander: TrackListExpander = TrackListExpander(),
+    onSkipped: @escaping @Sendable (String) -> Void = { _ in }
+  ) {
     self.controller = controller
     self.timeline = timeline
+    self.expander = expander
+    self.onSkipped = onSkipped
   }
 
   /// Runs every step; stops at the first failed command or expectation and returns it, or nil on success.
@@ -35,8 +44,15 @@ public struct ScriptRunner: Sendable {
       index += 1
       func fail(_ message: String) -> Failure { Failure(script: script.name, line: step.line, message: message) }
       switch step.action {
-      case .command(let command):
-        let outcome = await timeline.settle(controller.send(command), controller: controller)
+      case .command(let named):
+        let expanded = expander.expand(named)
+        for entry in expanded.skipped { onSkipped("\(script.name):\(step.line): \(entry.message)") }
+        let outcome: Outcome<PlayerState, PlayerError>
+        switch expanded.command {
+        case .success(let command): outcome = await timeline.settle(controller.send(command), controller: controller)
+        case .failure(let error): outcome = .failure(error)
+        }
+        let command = named
         switch outcome {
         case .success:
           lastError = nil

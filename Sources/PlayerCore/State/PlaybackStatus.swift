@@ -2,8 +2,6 @@
 public enum PlaybackStatus: Equatable, Hashable, Sendable {
   /// Nothing is loaded.
   case idle
-  /// A track is being opened; the output has not yet confirmed its stream.
-  case loading
   /// The output confirmed that audio is flowing.
   case playing
   /// The output confirmed that the stream is corked at ``PlayerState/position``.
@@ -19,7 +17,6 @@ public enum PlaybackStatus: Equatable, Hashable, Sendable {
   public var name: String {
     switch self {
     case .idle: "idle"
-    case .loading: "loading"
     case .playing: "playing"
     case .paused: "paused"
     case .stopped: "stopped"
@@ -32,7 +29,7 @@ public enum PlaybackStatus: Equatable, Hashable, Sendable {
   public var hasOpenTrack: Bool {
     switch self {
     case .playing, .paused, .stopped: true
-    case .idle, .loading, .ended, .failed: false
+    case .idle, .ended, .failed: false
     }
   }
 }

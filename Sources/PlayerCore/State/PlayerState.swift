@@ -17,6 +17,8 @@ public struct PlayerState: Sendable {
     var index: Int?
     var revision: UInt64
     var device: String?
+    var repeatMode: RepeatMode
+    var shuffle: Bool
   }
 
   private var fields: CopyOnWrite<Fields>
@@ -62,16 +64,27 @@ public struct PlayerState: Sendable {
     get { fields.value.device }
     _modify { yield &fields.value.device }
   }
+  /// What happens at the end of a track and of the queue.
+  public var repeatMode: RepeatMode {
+    get { fields.value.repeatMode }
+    _modify { yield &fields.value.repeatMode }
+  }
+  /// Whether the queue plays in a random order (the queue keeps its own order; `next` follows the shuffle).
+  public var shuffle: Bool {
+    get { fields.value.shuffle }
+    _modify { yield &fields.value.shuffle }
+  }
 
   /// Creates a state; the defaults describe a player with nothing loaded.
   public init(
     status: PlaybackStatus = .idle, track: TrackInfo? = nil, position: ConfirmedPosition = .zero,
-    volume: Int = 100, queue: [String] = [], index: Int? = nil, revision: UInt64 = 0, device: String? = nil
+    volume: Int = 100, queue: [String] = [], index: Int? = nil, revision: UInt64 = 0, device: String? = nil,
+    repeatMode: RepeatMode = .off, shuffle: Bool = false
   ) {
     fields = CopyOnWrite(
       Fields(
         status: status, track: track, position: position, volume: volume, queue: queue, index: index,
-        revision: revision, device: device))
+        revision: revision, device: device, repeatMode: repeatMode, shuffle: shuffle))
   }
 
   /// The state before anything was loaded.
@@ -91,6 +104,7 @@ public struct PlayerState: Sendable {
       : mine.position == theirs.position
     return position && mine.status == theirs.status && mine.volume == theirs.volume && mine.index == theirs.index
       && mine.device == theirs.device && mine.track == theirs.track && mine.queue == theirs.queue
+      && mine.repeatMode == theirs.repeatMode && mine.shuffle == theirs.shuffle
   }
 }
 
@@ -100,6 +114,8 @@ extension PlayerState: Hashable {}
 extension PlayerState: Codable {
   private enum CodingKeys: String, CodingKey {
     case status, error, track, position, volume, queue, index, revision, device
+    case repeatMode = "repeat"
+    case shuffle
   }
 
   /// Encodes the state as the JSON documented in docs/protocol.md: `status` is a name, a failure adds `error`.
@@ -114,6 +130,8 @@ extension PlayerState: Codable {
     try c.encodeIfPresent(index, forKey: .index)
     try c.encode(revision, forKey: .revision)
     try c.encodeIfPresent(device, forKey: .device)
+    try c.encode(repeatMode, forKey: .repeatMode)
+    try c.encode(shuffle, forKey: .shuffle)
   }
 
   /// Decodes the JSON form written by ``encode(to:)``.
@@ -123,7 +141,6 @@ extension PlayerState: Codable {
     let status: PlaybackStatus
     switch name {
     case "idle": status = .idle
-    case "loading": status = .loading
     case "playing": status = .playing
     case "paused": status = .paused
     case "stopped": status = .stopped
@@ -140,7 +157,9 @@ extension PlayerState: Codable {
       queue: try c.decode([String].self, forKey: .queue),
       index: try c.decodeIfPresent(Int.self, forKey: .index),
       revision: try c.decode(UInt64.self, forKey: .revision),
-      device: try c.decodeIfPresent(String.self, forKey: .device))
+      device: try c.decodeIfPresent(String.self, forKey: .device),
+      repeatMode: try c.decodeIfPresent(RepeatMode.self, forKey: .repeatMode) ?? .off,
+      shuffle: try c.decodeIfPresent(Bool.self, forKey: .shuffle) ?? false)
   }
 }
 

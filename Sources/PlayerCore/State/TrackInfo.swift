@@ -12,6 +12,11 @@ public struct TrackInfo: Equatable, Hashable, Codable, Sendable {
     var title: String?
     var artist: String?
     var album: String?
+    var trackNumber: String?
+    var date: String?
+    var bitDepth: Int?
+    var bitrate: Int?
+    var damage: String?
   }
 
   private var fields: CopyOnWrite<Fields>
@@ -57,15 +62,45 @@ public struct TrackInfo: Equatable, Hashable, Codable, Sendable {
     _modify { yield &fields.value.album }
   }
 
+  /// The track number as tagged (`3`, or `3/12`), when the file has one.
+  public var trackNumber: String? {
+    get { fields.value.trackNumber }
+    _modify { yield &fields.value.trackNumber }
+  }
+  /// The `DATE` (or year) tag, when the file has one.
+  public var date: String? {
+    get { fields.value.date }
+    _modify { yield &fields.value.date }
+  }
+  /// Bits per sample of the stored audio, for PCM and lossless formats; nil for lossy ones.
+  public var bitDepth: Int? {
+    get { fields.value.bitDepth }
+    _modify { yield &fields.value.bitDepth }
+  }
+  /// Average bits per second of the file (its size over its duration), when known.
+  public var bitrate: Int? {
+    get { fields.value.bitrate }
+    _modify { yield &fields.value.bitrate }
+  }
+
+  /// What is wrong with the file when it plays only in part ("the audio ends at 1:26.012 of the 3:00.000 its
+  /// header declares (truncated)"); `frames` is then what plays. Nil for a whole file.
+  public var damage: String? {
+    get { fields.value.damage }
+    _modify { yield &fields.value.damage }
+  }
+
   /// Creates track information; normally only a decoder does this.
   public init(
     path: String, format: String, sampleRate: Int, channels: Int, frames: Int64,
-    title: String? = nil, artist: String? = nil, album: String? = nil
+    title: String? = nil, artist: String? = nil, album: String? = nil, trackNumber: String? = nil,
+    date: String? = nil, bitDepth: Int? = nil, bitrate: Int? = nil, damage: String? = nil
   ) {
     fields = CopyOnWrite(
       Fields(
         path: path, format: format, sampleRate: sampleRate, channels: channels, frames: frames, title: title,
-        artist: artist, album: album))
+        artist: artist, album: album, trackNumber: trackNumber, date: date, bitDepth: bitDepth, bitrate: bitrate,
+        damage: damage))
   }
 
   /// The length of the track in seconds.
@@ -80,7 +115,8 @@ public struct TrackInfo: Equatable, Hashable, Codable, Sendable {
   }
 
   private enum CodingKeys: String, CodingKey {
-    case path, format, sampleRate, channels, frames, duration, title, artist, album
+    case path, format, sampleRate, channels, frames, duration, title, artist, album, trackNumber, date, bitDepth
+    case bitrate, damage
   }
 
   /// Encodes the track, including the derived `duration` for the benefit of JSON readers.
@@ -95,6 +131,11 @@ public struct TrackInfo: Equatable, Hashable, Codable, Sendable {
     try c.encodeIfPresent(title, forKey: .title)
     try c.encodeIfPresent(artist, forKey: .artist)
     try c.encodeIfPresent(album, forKey: .album)
+    try c.encodeIfPresent(trackNumber, forKey: .trackNumber)
+    try c.encodeIfPresent(date, forKey: .date)
+    try c.encodeIfPresent(bitDepth, forKey: .bitDepth)
+    try c.encodeIfPresent(bitrate, forKey: .bitrate)
+    try c.encodeIfPresent(damage, forKey: .damage)
   }
 
   /// Decodes a track; `duration` is derived and therefore ignored.
@@ -108,7 +149,12 @@ public struct TrackInfo: Equatable, Hashable, Codable, Sendable {
       frames: try c.decode(Int64.self, forKey: .frames),
       title: try c.decodeIfPresent(String.self, forKey: .title),
       artist: try c.decodeIfPresent(String.self, forKey: .artist),
-      album: try c.decodeIfPresent(String.self, forKey: .album))
+      album: try c.decodeIfPresent(String.self, forKey: .album),
+      trackNumber: try c.decodeIfPresent(String.self, forKey: .trackNumber),
+      date: try c.decodeIfPresent(String.self, forKey: .date),
+      bitDepth: try c.decodeIfPresent(Int.self, forKey: .bitDepth),
+      bitrate: try c.decodeIfPresent(Int.self, forKey: .bitrate),
+      damage: try c.decodeIfPresent(String.self, forKey: .damage))
   }
 }
 

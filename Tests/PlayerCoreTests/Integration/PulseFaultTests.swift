@@ -24,6 +24,8 @@ struct PulseFaultTests {
       #expect(playing.status == .playing)
       try await Task.sleep(for: .milliseconds(300))
 
+      // What the server confirmed until it stops (on PipeWire that can include WirePlumber's restored volume).
+      let beforeStop = controller.state
       let pid = try daemon()
       kill(pid, SIGSTOP)
       let sent = MonitorRecorder.now()
@@ -36,7 +38,7 @@ struct PulseFaultTests {
       // The deadline, then the deadline of the re-read of the real state, which cannot answer either.
       #expect(waited < deadline * 2 + 0.5, "settled after \(waited) s")
       #expect(stateWhileStopped.status == .playing, "nothing was confirmed, so nothing changed")
-      #expect(stateWhileStopped.revision == playing.revision)
+      #expect(stateWhileStopped.revision == beforeStop.revision)
 
       // Continued, the server carries out the cork it was sent: the state must follow what it confirms.
       let corked = await published(by: controller, within: 3) { $0.status == .paused }
@@ -48,6 +50,19 @@ struct PulseFaultTests {
       #expect(await controller.pause().settled.value?.status == .paused)
       _ = await controller.stop().settled
     }
+  }
+
+  /// Whether the server shows sink input `index` on `sink` within 5 s.
+  private func serverShows(_ index: String, on sink: String) async throws -> Bool {
+    let sinkIndex = try pactl("list", "short", "sinks").split(separator: "\n")
+      .first { $0.split(separator: "\t").dropFirst().first == Substring(sink) }?.split(separator: "\t").first
+    for _ in 0..<100 {
+      let input = try pactl("list", "short", "sink-inputs").split(separator: "\n")
+        .first { $0.split(separator: "\t").first == Substring(index) }
+      if let input, input.split(separator: "\t").dropFirst().first == sinkIndex { return true }
+      try await Task.sleep(for: .milliseconds(50))
+    }
+    return false
   }
 
   /// Runs `pactl` against the private server and returns its output; fails the test when it fails.
@@ -67,9 +82,17 @@ struct PulseFaultTests {
       let started = await published(by: controller, within: 2) { $0.device == PulseEnvironment.sink }
       #expect(started != nil, "the stream's sink was published: \(String(describing: controller.state.device))")
 
-      let inputs = try pactl("list", "short", "sink-inputs").split(separator: "\n")
-      let index = try #require(inputs.count == 1 ? inputs[0].split(separator: "\t").first : nil, "\(inputs)")
-      _ = try pactl("move-sink-input", String(index), "splay_other")
+      let inputs = try PulseEnvironment.ownSinkInputs()
+      let index = try #require(inputs.count == 1 ? inputs[0].index : nil, "\(inputs)")
+      _ = try pactl("move-sink-input", index, "splay_other")
+      // PipeWire's session manager carries the move out, or, after a test froze pipewire-pulse, sometimes never
+      // does: then the state must still name the sink the server shows.
+      guard try await serverShows(index, on: "splay_other") else {
+        print("aStreamMoved…: the server did not move the stream within 5 s; the state must say it stayed")
+        #expect(controller.state.device == PulseEnvironment.sink)
+        _ = await controller.stop().settled
+        return
+      }
       let moved = await published(by: controller, within: 1) { $0.device == "splay_other" }
       #expect(moved?.status == .playing, "the move was published and playback went on")
 

@@ -17,16 +17,48 @@ struct PulseOutputTests {
     }
   }
 
+  /// Loads `paths` at full volume: on PipeWire, WirePlumber gives a new stream the volume that an earlier test
+  /// left, and these tests compare samples at unity gain.
+  private func load(_ paths: [String]) async throws {
+    _ = try await settle(controller.load(paths))
+    _ = try await settle(controller.setVolume(100))
+  }
+
+  /// Where `probe` starts in `signal` (searched in `range`), and whether it is there: sample for sample where
+  /// the monitor records exactly, else by cross-correlation (see `PulseEnvironment.inexactRecording`).
+  private func locate(_ probe: [Float], in signal: [Float], range: Range<Int>) -> (offset: Double, found: Bool) {
+    guard PulseEnvironment.inexactRecording != nil else {
+      let match = SignalAnalysis.bestOffset(of: probe, in: signal, range: range, length: probe.count)
+      return (Double(match.offset), match.error < 1e-3)
+    }
+    let match = SignalAnalysis.correlate(probe, in: signal, range: range)
+    return (match.offset, match.correlation > 0.95)
+  }
+
   private func waitForEnd(timeout: Double = 15) async -> PlayerState? {
     await published(by: controller, within: timeout) { $0.status == .ended }
   }
 
-  @Test(arguments: ["ladder-44k-stereo.wav", "ladder-44k-stereo.flac"])
+  @Test(
+    .enabled(
+      if: PulseEnvironment.inexactRecording == nil,
+      "needs a monitor that records exactly: the pulse sandbox, or PipeWire at 44.1 kHz"),
+    arguments: ["ladder-44k-stereo.wav", "ladder-44k-stereo.flac"])
   func losslessFilesReachTheSinkSampleExactAtUnityGain(name: String) async throws {
+    var attempt = 1
+    while try await losslessRun(name, lastAttempt: attempt == 2) {
+      print("PulseOutputTests: lossless attempt \(attempt) met a dropout at the sink (a silent gap); trying again")
+      attempt += 1
+    }
+  }
+
+  /// One run of the test above; returns true when it should be run again (it failed across a dropout, which a
+  /// busy machine can cause and the gapless and pause tests judge).
+  private func losslessRun(_ name: String, lastAttempt: Bool) async throws -> Bool {
     try await ExclusiveSink.run {
       let reference = try decodedLeft(Fixtures.media(name)).samples
       let recorder = try MonitorRecorder()
-      _ = try await settle(controller.load([Fixtures.media(name)]))
+      try await load([Fixtures.media(name)])
       _ = try await settle(controller.play())
       let ended = await waitForEnd()
       let recording = recorder.stop()
@@ -35,9 +67,12 @@ struct PulseOutputTests {
       let start = try #require(recording.firstAudibleFrame(), "no audio reached the sink")
       // The first audible sample may come a little after the file's first (quiet) samples: find the alignment.
       let match = SignalAnalysis.bestOffset(of: reference, in: left, range: max(0, start - 200)..<(start + 200))
-      #expect(match.error < 1e-4, "the sink got other samples than the file's")
       let difference = SignalAnalysis.maximumDifference(left, offset: match.offset, reference: reference)
+      let dropout = recording.firstSilentFrame(after: start, lasting: 44).map { $0 < start + reference.count - 44 }
+      if dropout == true, !lastAttempt, match.error >= 1e-4 || difference >= 1e-4 { return true }
+      #expect(match.error < 1e-4, "the sink got other samples than the file's")
       #expect(difference < 1e-4, "the whole file, in order, nothing skipped or repeated (max difference \(difference))")
+      return false
     }
   }
 
@@ -46,9 +81,20 @@ struct PulseOutputTests {
     "ladder-48k-mono.wav", "ladder-48k-mono.mp3",
   ])
   func everyFormatAndLayoutPlaysItsContentInOrder(name: String) async throws {
+    try await playsTheLadderInOrder(Fixtures.media(name))
+  }
+
+  /// The ladder as M4A, made by ffmpeg at test time: AAC (as ffmpeg makes it by default) and ALAC, through
+  /// the FFmpeg decoder.
+  @Test(arguments: [("ladder-aac.m4a", ["-c:a", "aac", "-b:a", "192k"]), ("ladder-alac.m4a", ["-c:a", "alac"])])
+  func m4aPlaysItsContentInOrder(name: String, options: [String]) async throws {
+    try await playsTheLadderInOrder(try FFmpegFixtures.transcode("ladder-44k-stereo.wav", as: name, options))
+  }
+
+  private func playsTheLadderInOrder(_ path: String) async throws {
     try await ExclusiveSink.run {
       let recorder = try MonitorRecorder()
-      _ = try await settle(controller.load([Fixtures.media(name)]))
+      try await load([path])
       _ = try await settle(controller.play())
       let ended = await waitForEnd()
       let recording = recorder.stop()
@@ -60,6 +106,17 @@ struct PulseOutputTests {
   }
 
   @Test func sameFormatTracksFollowEachOtherWithoutAGap() async throws {
+    // A second attempt only when the first recording holds a silent gap (the ladder has none): a server
+    // starved of CPU (PipeWire's graph under a loaded machine) drops a cycle, which no player can prevent.
+    var attempt = 1
+    while try await gaplessRun(lastAttempt: attempt == 2) {
+      print("PulseOutputTests: gapless attempt \(attempt) met a dropout at the sink (a silent gap); trying again")
+      attempt += 1
+    }
+  }
+
+  /// One run of the test above; returns true when it should be run again.
+  private func gaplessRun(lastAttempt: Bool) async throws -> Bool {
     try await ExclusiveSink.run {
       let names = ["ladder-44k-stereo.flac", "short-44k-stereo.flac"]
       let reference = try names.flatMap { try decodedLeft(Fixtures.media($0)).samples }
@@ -69,7 +126,7 @@ struct PulseOutputTests {
       }
       defer { observation.cancel() }
       let recorder = try MonitorRecorder()
-      _ = try await settle(controller.load(names.map(Fixtures.media)))
+      try await load(names.map(Fixtures.media))
       _ = try await settle(controller.play())
       let ended = await waitForEnd()
       let recording = recorder.stop()
@@ -77,26 +134,55 @@ struct PulseOutputTests {
       #expect(ended?.index == 1)
       let left = recording.left
       let start = try #require(recording.firstAudibleFrame(), "no audio reached the sink")
-      let match = SignalAnalysis.bestOffset(of: reference, in: left, range: max(0, start - 200)..<(start + 200))
-      #expect(match.error < 1e-4, "the sink got other samples than the first file's")
-      let difference = SignalAnalysis.maximumDifference(left, offset: match.offset, reference: reference)
-      #expect(
-        difference < 1e-4, "both files back to back, no gap, nothing lost or repeated (max difference \(difference))")
+      let dropout = recording.firstSilentFrame(after: start, lasting: 44).map { $0 < start + reference.count - 44 }
+      let retry = dropout == true && !lastAttempt
+      if PulseEnvironment.inexactRecording == nil {
+        let match = SignalAnalysis.bestOffset(of: reference, in: left, range: max(0, start - 200)..<(start + 200))
+        let difference = SignalAnalysis.maximumDifference(left, offset: match.offset, reference: reference)
+        if retry, match.error >= 1e-4 || difference >= 1e-4 { return true }
+        #expect(match.error < 1e-4, "the sink got other samples than the first file's")
+        #expect(
+          difference < 1e-4, "both files back to back, no gap, nothing lost or repeated (max difference \(difference))")
+      } else {
+        // Resampled: the 4,096 frames around the boundary, as one piece, are in the recording. A gap or repeat of
+        // 1 ms would shift half of them by a period's worth of phase at these frequencies.
+        let boundary = try decodedLeft(Fixtures.media(names[0])).samples.count
+        let around = Array(reference[(boundary - 2048)..<(boundary + 2048)])
+        let joined = locate(around, in: left, range: max(0, start - 2_205)..<(start + boundary + 4_410))
+        if retry, !joined.found { return true }
+        #expect(joined.found, "the second file follows the first without a gap or a repeat")
+      }
       // The change of track was confirmed while playing, from the boundary on, before the end.
       let first = try #require(changes.withLock { $0.first }, "the second track was never published")
       #expect(first.status == .playing)
       #expect(first.track?.path == Fixtures.media(names[1]))
       #expect(first.position.seconds < 0.1, "published within 100 ms of the boundary: \(first.position.seconds)")
+      return false
     }
   }
 
-  @Test func aSeekBackIntoATrackWhoseSuccessorWasDecodedStillPlaysTheSuccessorFromItsStart() async throws {
+  @Test(
+    .enabled(
+      if: PulseEnvironment.monitorRewinds == nil,
+      "the monitor of a rewinding sink keeps audio that a seek replaced: judged on the other servers"))
+  func aSeekBackIntoATrackWhoseSuccessorWasDecodedStillPlaysTheSuccessorFromItsStart() async throws {
+    // A second attempt only when the first was starved (a silent gap inside audio that has none): the
+    // comparison is sample-exact, and a neighbour suite can hold both CPUs past the buffer.
+    var attempt = 1
+    while try await seekBackIntoADecodedSuccessor(lastAttempt: attempt == 2) {
+      print("PulseOutputTests: attempt \(attempt) was starved into an underrun (a silent gap); trying again")
+      attempt += 1
+    }
+  }
+
+  /// One run of the test above; returns true when it should be run again (starved, not the last attempt).
+  private func seekBackIntoADecodedSuccessor(lastAttempt: Bool) async throws -> Bool {
     try await ExclusiveSink.run {
       let names = ["ladder-44k-stereo.flac", "short-44k-stereo.flac"]
       let first = try decodedLeft(Fixtures.media(names[0])).samples
       let second = try decodedLeft(Fixtures.media(names[1])).samples
       let recorder = try MonitorRecorder()
-      _ = try await settle(controller.load(names.map(Fixtures.media)))
+      try await load(names.map(Fixtures.media))
       _ = try await settle(controller.play())
       // By 1.5 s the decoder, two seconds ahead, has passed the first track's end into the second.
       try await Task.sleep(for: .milliseconds(1_500))
@@ -113,20 +199,51 @@ struct PulseOutputTests {
       let targetFrame = Int(target * 44_100)
       let expected = Array(first[targetFrame...]) + second
       let probe = Array(expected[0..<4096])
-      let found = SignalAnalysis.bestOffset(
-        of: probe, in: left, range: (start + 44_100)..<(left.count - 4096), length: 4096)
-      #expect(found.error < 1e-4, "the audio at \(target) s came back after the seek")
-      let difference = SignalAnalysis.maximumDifference(left, offset: found.offset, reference: expected)
-      #expect(
-        difference < 1e-4, "the rest of the first track, then the whole second one (max difference \(difference))")
+      let found = locate(probe, in: left, range: (start + 44_100)..<(left.count - 4096))
+      #expect(found.found, "the audio at \(target) s came back after the seek")
+      if PulseEnvironment.inexactRecording == nil {
+        let difference = SignalAnalysis.maximumDifference(left, offset: Int(found.offset), reference: expected)
+        let gap = recording.firstSilentFrame(after: Int(found.offset), lasting: 441)
+        if difference >= 1e-4, let gap, gap < Int(found.offset) + expected.count - 441, !lastAttempt { return true }
+        #expect(
+          difference < 1e-4, "the rest of the first track, then the whole second one (max difference \(difference))")
+      } else {
+        let boundary = expected.count - second.count
+        let around = Array(expected[(boundary - 2048)..<(boundary + 2048)])
+        // Anywhere after the seek: a tone's period makes `found` ambiguous by a few milliseconds.
+        let joined = locate(around, in: left, range: (start + 44_100)..<(left.count - 4096))
+        #expect(joined.found, "then the second track from its start, without a gap or a repeat")
+      }
+      return false
     }
   }
 
-  @Test func pauseSilencesTheSinkAndResumeContinuesWhereItStopped() async throws {
+  /// The sweep as FLAC, and as M4A (AAC as ffmpeg makes it by default, and ALAC) through the FFmpeg decoder.
+  /// Where the recording is resampled (PipeWire at 48 kHz) only the FLAC is judged: the M4A cases check the
+  /// FFmpeg decoder's frame grid, which a resampled recording cannot show (one failed there in test-servers).
+  static func sweeps() throws -> [String] {
+    guard PulseEnvironment.resampled == nil else { return [Fixtures.sweepFLAC] }
+    return [
+      Fixtures.sweepFLAC,
+      try FFmpegFixtures.transcode("sweep-30s.flac", as: "sweep-aac.m4a", ["-c:a", "aac", "-b:a", "192k"]),
+      try FFmpegFixtures.transcode("sweep-30s.flac", as: "sweep-alac.m4a", ["-c:a", "alac"]),
+    ]
+  }
+
+  @Test(arguments: try sweeps())
+  func pauseSilencesTheSinkAndResumeContinuesWhereItStopped(sweep: String) async throws {
+    var attempt = 1
+    while try await pauseRun(sweep, lastAttempt: attempt == 2) { attempt += 1 }
+  }
+
+  /// One run of the test above; true when it should run again: the confirmed position missed where the audio
+  /// stopped by more than the bound, on the first attempt. On a quiet machine the error is 0.4-4.1 ms here; CI,
+  /// with other suites beside it, saw 10.6 ms once (the server's latency report moves with its scheduling).
+  private func pauseRun(_ sweep: String, lastAttempt: Bool) async throws -> Bool {
     try await ExclusiveSink.run {
-      let reference = try decodedLeft(Fixtures.sweepFLAC).samples
+      let reference = try decodedLeft(sweep).samples
       let recorder = try MonitorRecorder()
-      _ = try await settle(controller.load([Fixtures.sweepFLAC]))
+      try await load([sweep])
       _ = try await settle(controller.play())
       try await Task.sleep(for: .milliseconds(700))
       let paused = try await settle(controller.pause())
@@ -149,22 +266,53 @@ struct PulseOutputTests {
       let resumed = try #require(recording.firstAudibleFrame(after: silence))
       let before = Array(left[(silence - 4096)..<silence])
       let after = Array(left[resumed..<(resumed + 4096)])
-      let lastBefore = SignalAnalysis.bestOffset(
-        of: before, in: reference, range: 0..<(reference.count - 4096), length: 4096)
-      let firstAfter = SignalAnalysis.bestOffset(
-        of: after, in: reference, range: 0..<(reference.count - 4096), length: 4096)
-      #expect(lastBefore.error < 1e-3 && firstAfter.error < 1e-3, "both sides are the file's own samples")
-      let gap = firstAfter.offset - (lastBefore.offset + 4096)
-      #expect(abs(gap) <= 44, "lost (+) or repeated (−) \(gap) frames across pause/resume; at most 1 ms allowed")
-      #expect(abs(Double(lastBefore.offset + 4096) / 44_100 - paused.position.seconds) < 0.25)
+      // Searched within half a second of the confirmed position, which must be within 10 ms of it.
+      let confirmed = Int(paused.position.seconds * 44_100)
+      let around = max(0, confirmed - 26_000)..<min(reference.count - 8192, confirmed + 22_050)
+      if let reason = PulseEnvironment.monitorRewinds {
+        print("pauseSilencesTheSinkAndResumeContinuesWhereItStopped: continuity not judged here: \(reason)")
+        return false
+      }
+      let stopped: Double
+      if PulseEnvironment.inexactRecording == nil {
+        let lastBefore = locate(before, in: reference, range: around)
+        let firstAfter = locate(after, in: reference, range: around)
+        #expect(lastBefore.found && firstAfter.found, "both sides are the file's own samples")
+        let gap = firstAfter.offset - (lastBefore.offset + 4096)
+        #expect(abs(gap) <= 44, "lost (+) or repeated (−) \(gap) frames across pause/resume; at most 1 ms allowed")
+        stopped = lastBefore.offset + 4096
+      } else {
+        // Resampled: the two sides, joined, are one piece of the file; 1 ms lost or repeated between them would
+        // turn half of it by more than a radian at the sweep's 200-700 Hz.
+        let joined = locate(before + after, in: reference, range: around)
+        #expect(joined.found, "the audio after the resume continues the audio before the pause")
+        stopped = joined.offset + 4096
+      }
+      let error = stopped / 44_100 - paused.position.seconds
+      // Resampled (PipeWire at 48 kHz), the audio stops 4-10.5 ms before the confirmed position (44.1 kHz: -8 to
+      // +2 ms): the latency the server reports leaves out its resampler's delay.
+      let tolerance = PulseEnvironment.resampled == nil ? 0.01 : 0.015
+      if abs(error) > tolerance, !lastAttempt {
+        print("pauseSilencesTheSinkAndResumeContinuesWhereItStopped: \(error * 1000) ms on the first run; again")
+        return true
+      }
+      #expect(
+        abs(error) <= tolerance,
+        "paused at \(paused.position.seconds) s; the audio stopped \(error * 1000) ms from it")
+      return false
     }
   }
 
-  @Test func theFirstAudioAfterASeekIsTheFileAtTheTarget() async throws {
+  @Test(
+    .enabled(
+      if: PulseEnvironment.monitorRewinds == nil,
+      "the monitor of a rewinding sink keeps audio that a seek replaced: judged on the other servers"),
+    arguments: try sweeps())
+  func theFirstAudioAfterASeekIsTheFileAtTheTarget(sweep: String) async throws {
     try await ExclusiveSink.run {
-      let reference = try decodedLeft(Fixtures.sweepFLAC).samples
+      let reference = try decodedLeft(sweep).samples
       let recorder = try MonitorRecorder()
-      _ = try await settle(controller.load([Fixtures.sweepFLAC]))
+      try await load([sweep])
       _ = try await settle(controller.play())
       try await Task.sleep(for: .milliseconds(500))
       let target = 12.5
@@ -177,18 +325,24 @@ struct PulseOutputTests {
       let left = recording.left
       let targetFrame = Int(target * 44_100)
       let probe = Array(reference[targetFrame..<(targetFrame + 4096)])
-      let found = SignalAnalysis.bestOffset(of: probe, in: left, range: 0..<(left.count - 4096), length: 4096)
-      #expect(found.error < 1e-3, "the content at \(target) s reached the sink")
+      let found = locate(probe, in: left, range: 0..<(left.count - 4096))
+      #expect(found.found, "the content at \(target) s reached the sink")
       // Nothing of the file just before the target precedes it: the new audio starts exactly at the target.
+      // Resampled, a tone's period leaves the start ambiguous by a few frames: judged at 44.1 kHz instead.
+      if let reason = PulseEnvironment.resampled {
+        print("theFirstAudioAfterASeekIsTheFileAtTheTarget: the first frame not judged here: \(reason)")
+        return
+      }
+      let just = Int(found.offset) - 44
       let earlier = Array(reference[(targetFrame - 44)..<targetFrame])
-      let precedes = SignalAnalysis.maximumDifference(left, offset: found.offset - 44, reference: earlier)
-      #expect(precedes > 1e-3, "audio from before the target (more than 1 ms early) reached the sink")
+      let precedes = locate(earlier, in: left, range: just..<(just + 1))
+      #expect(!precedes.found, "audio from before the target (more than 1 ms early) reached the sink")
     }
   }
 
   @Test func rapidSeeksSettleEveryFutureAndEndAtTheLast() async throws {
     try await ExclusiveSink.run {
-      _ = try await settle(controller.load([Fixtures.sweepFLAC]))
+      try await load([Fixtures.sweepFLAC])
       _ = try await settle(controller.play())
       let futures = (1...20).map { controller.seek(to: Double($0)) }
       var outcomes: [Outcome<PlayerState, PlayerError>] = []
@@ -204,7 +358,7 @@ struct PulseOutputTests {
   @Test func halfVolumeFollowsTheCubicCurve() async throws {
     try await ExclusiveSink.run {
       let recorder = try MonitorRecorder()
-      _ = try await settle(controller.load([Fixtures.sweepFLAC]))
+      try await load([Fixtures.sweepFLAC])
       _ = try await settle(controller.play())
       try await Task.sleep(for: .milliseconds(600))
       let full = MonitorRecorder.now()
@@ -221,8 +375,10 @@ struct PulseOutputTests {
       let loud = peak(between: full - 300_000_000, and: full)
       let quiet = peak(between: full + 300_000_000, and: full + 550_000_000)
       #expect(loud > 0.4)
-      // PulseAudio's 50 % is (0.5)³ of the amplitude.
-      #expect(abs(quiet / loud - 0.125) < 0.01, "level ratio \(quiet / loud)")
+      // PulseAudio's 50 % is (0.5)³ of the amplitude. Peaks of a resampled recording fall between the samples
+      // of the tone (0.1107 once on PipeWire at 48 kHz), so the bound is wider there.
+      let tolerance = PulseEnvironment.resampled == nil ? 0.01 : 0.02
+      #expect(abs(quiet / loud - 0.125) < Float(tolerance), "level ratio \(quiet / loud)")
     }
   }
 
@@ -230,8 +386,7 @@ struct PulseOutputTests {
     try await ExclusiveSink.run {
       _ = try await settle(controller.load([Fixtures.sweepFLAC]))
       _ = try await settle(controller.play())
-      let list = try PulseEnvironment.run("/usr/bin/pactl", ["list", "short", "sink-inputs"])
-      let index = try #require(list.stdout.split(separator: "\t").first.map(String.init))
+      let index = try #require(try PulseEnvironment.ownSinkInputs().first?.index)
       let changed = try PulseEnvironment.run("/usr/bin/pactl", ["set-sink-input-volume", index, "30%"])
       #expect(changed.status == 0)
       let published = await published(by: controller, within: 3) { $0.volume == 30 }
@@ -251,6 +406,37 @@ struct PulseOutputTests {
       return
     }
     #expect(server == "unix:/nonexistent/splay-test-socket")
+  }
+}
+
+/// A seek is begun when it is asked for: cancelling its future stops the wait, not the seek, and the server's
+/// confirmation then arrives as `confirmedLate`, so that the published state can follow the audio.
+@Suite(.serialized, .enabled(if: PulseEnvironment.available, "needs the private PulseAudio server of `make test`"))
+struct PulseSeekCancellationTests {
+  @Test func aCancelledSeekStillMovesTheAudioAndIsConfirmedLate() async throws {
+    try await ExclusiveSink.run {
+      let output = PulseOutput()
+      let late = Lock<[OutputConfirmation]>([])
+      output.setEventHandler { event in
+        if case .confirmedLate(let confirmation) = event { late.withLock { $0.append(confirmation) } }
+      }
+      let decoder = try SndfileDecoderFactory().open(Fixtures.sweepFLAC)
+      _ = await output.open(decoder, at: 0, volume: 100).settled
+      _ = await output.start().settled
+      try await Task.sleep(for: .milliseconds(200))
+      let seek = output.seek(to: 10)
+      seek.cancel()
+      var polls = 0
+      while late.withLock({ $0.isEmpty }), polls < 300 {
+        polls += 1
+        try await Task.sleep(for: .milliseconds(10))
+      }
+      let confirmed = try #require(late.withLock { $0.first }, "the seek's confirmation, reported late")
+      #expect(abs(confirmed.position - 10) < 0.05 && confirmed.running)
+      let now = try #require(await output.status().settled.value)
+      #expect(now.position >= 10 && now.position < 11, "the audio moved to 10 s: \(now.position)")
+      _ = await output.close().settled
+    }
   }
 }
 

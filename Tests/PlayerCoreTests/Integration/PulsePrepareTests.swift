@@ -39,6 +39,21 @@ final class PulsePrepareTests {
     try? FileManager.default.removeItem(atPath: scratch)
   }
 
+  /// Runs `body` alone on the sink. On PipeWire, WirePlumber gives a new stream of this program the volume
+  /// that its last stream had, which another suite may have left at 30 % or 0: these tests' streams take the
+  /// server's volume, so a stream at 100 % is played first for WirePlumber to remember.
+  private func exclusively<T>(_ body: () async throws -> T) async throws -> T {
+    try await ExclusiveSink.run {
+      if PulseEnvironment.flavour == "pipewire" {
+        let output = PulseOutput()
+        _ = try await value(output.open(try SndfileDecoderFactory().open(Fixtures.shortFLAC), at: 0, volume: 100))
+        try await Task.sleep(for: .milliseconds(300))
+        _ = try await value(output.close())
+      }
+      return try await body()
+    }
+  }
+
   /// The server's streams of this test's files (sink inputs whose `media.filename` is one of them).
   private func ownStreams() throws -> Int {
     let listing = try PulseEnvironment.run("/usr/bin/pactl", ["list", "sink-inputs"]).stdout
@@ -69,13 +84,13 @@ final class PulsePrepareTests {
 
   @Test(arguments: [false, true])
   func theOpenOfThePreparedDecoderTakesItsStreamAndPlaysTheFileFromItsStart(afterItExists: Bool) async throws {
-    try await ExclusiveSink.run {
+    try await exclusively {
       let output = PulseOutput()
       let decoder = try SndfileDecoderFactory().open(ladder)
       output.prepare(decoder)
       // Taken once the server made it, or while it is still being made.
       if afterItExists { try await waitForOwnStreams(1) }
-      let opened = try await value(output.open(decoder, at: 0, volume: 100))
+      let opened = try await value(output.open(decoder, at: 0, volume: nil))
       #expect(opened.stream == 1, "the prepared stream, not a second one")
       #expect(opened.position == 0 && !opened.running)
       try await waitForOwnStreams(1)
@@ -85,12 +100,12 @@ final class PulsePrepareTests {
   }
 
   @Test func anOpenOfAnotherDecoderReplacesThePreparedStream() async throws {
-    try await ExclusiveSink.run {
+    try await exclusively {
       let output = PulseOutput()
       let files = SndfileDecoderFactory()
       output.prepare(try files.open(sweep))
       try await waitForOwnStreams(1)
-      let opened = try await value(output.open(try files.open(ladder), at: 0, volume: 100))
+      let opened = try await value(output.open(try files.open(ladder), at: 0, volume: nil))
       #expect(opened.stream == 2, "a stream of its own")
       try await waitForOwnStreams(1)
       #expect(try await stepsHeard(output, seconds: 1.3, steps: 4) == [0, 1, 2, 3], "the opened file, not the sweep")
@@ -99,13 +114,13 @@ final class PulsePrepareTests {
   }
 
   @Test func theSameDecoderOpenedElsewhereThanItsStartIsNotTakenEither() async throws {
-    try await ExclusiveSink.run {
+    try await exclusively {
       let output = PulseOutput()
       let decoder = try SndfileDecoderFactory().open(ladder)
       output.prepare(decoder)
       try await waitForOwnStreams(1)
       // A quarter-second step in: the prepared stream holds the file from 0 s and is not it.
-      let opened = try await value(output.open(decoder, at: 0.5, volume: 100))
+      let opened = try await value(output.open(decoder, at: 0.5, volume: nil))
       #expect(opened.stream == 2)
       #expect(try await stepsHeard(output, seconds: 1.0, steps: 3) == [2, 3, 4])
       _ = try await value(output.close())
@@ -113,7 +128,7 @@ final class PulsePrepareTests {
   }
 
   @Test func anOpenOfThePreparedDecoderAtAnotherVolumeIsNotTaken() async throws {
-    try await ExclusiveSink.run {
+    try await exclusively {
       let output = PulseOutput()
       let decoder = try SndfileDecoderFactory().open(ladder)
       output.prepare(decoder)
@@ -126,10 +141,10 @@ final class PulsePrepareTests {
   }
 
   @Test func preparingAfterTheFirstOpenChangesNothing() async throws {
-    try await ExclusiveSink.run {
+    try await exclusively {
       let output = PulseOutput()
       let files = SndfileDecoderFactory()
-      let opened = try await value(output.open(try files.open(ladder), at: 0, volume: 100))
+      let opened = try await value(output.open(try files.open(ladder), at: 0, volume: nil))
       output.prepare(try files.open(sweep))
       try await waitForOwnStreams(1)
       #expect(opened.stream == 1)
@@ -141,13 +156,13 @@ final class PulsePrepareTests {
   // MARK: - A stream prepared to play
 
   @Test func aStreamPreparedToPlayIsHeardFromItsStartBeforeAnyOpenWhichThenConfirmsItRunning() async throws {
-    try await ExclusiveSink.run {
+    try await exclusively {
       let recorder = try MonitorRecorder()
       let output = PulseOutput()
       let decoder = try SndfileDecoderFactory().open(ladder)
       output.prepare(decoder, playingWhen: .resolved(()))
       try await Task.sleep(for: .milliseconds(700))
-      let opened = try await value(output.open(decoder, at: 0, volume: 100))
+      let opened = try await value(output.open(decoder, at: 0, volume: nil))
       #expect(opened.stream == 1, "the prepared stream, not a second one")
       #expect(opened.running, "the server acknowledged its uncork before the open")
       #expect(opened.position > 0.3 && opened.position < 1.5, "confirmed at \(opened.position) s")
@@ -162,7 +177,7 @@ final class PulsePrepareTests {
   }
 
   @Test func aShortTrackPreparedToPlayEndsOnlyOnceAnOpenTookItsStream() async throws {
-    try await ExclusiveSink.run {
+    try await exclusively {
       let output = PulseOutput()
       let ends = Lock<[OutputConfirmation]>([])
       output.setEventHandler { event in
@@ -174,7 +189,7 @@ final class PulsePrepareTests {
       // Long past its end: nobody has opened the stream, so nobody is told, and nothing is lost by waiting.
       try await Task.sleep(for: .milliseconds(900))
       #expect(ends.withLock { $0.isEmpty }, "the end was reported before any open")
-      let opened = try await value(output.open(decoder, at: 0, volume: 100))
+      let opened = try await value(output.open(decoder, at: 0, volume: nil))
       #expect(opened.running && opened.stream == 1)
       var polls = 0
       while ends.withLock({ $0.isEmpty }), polls < 200 {
@@ -191,7 +206,7 @@ final class PulsePrepareTests {
   /// however long its audio has been in; when that future fails it stays corked, and the open says so.
   @Test(arguments: [true, false])
   func aStreamPreparedToPlayStartsOnlyOnceItsFutureSucceeded(succeeds: Bool) async throws {
-    try await ExclusiveSink.run {
+    try await exclusively {
       let recorder = try MonitorRecorder()
       let output = PulseOutput()
       let decoder = try SndfileDecoderFactory().open(ladder)
@@ -204,7 +219,7 @@ final class PulsePrepareTests {
       #expect(!prepared.isSettled)
       if succeeds { clear.resolve() } else { clear.reject(.cancelled) }
       _ = try await value(prepared)
-      let opened = try await value(output.open(decoder, at: 0, volume: 100))
+      let opened = try await value(output.open(decoder, at: 0, volume: nil))
       #expect(opened.stream == 1 && opened.running == succeeds)
       if succeeds {
         try await Task.sleep(for: .milliseconds(1100))
@@ -270,7 +285,7 @@ final class PulsePrepareTests {
 
   @Test(arguments: [false, true])
   func anAdoptedConnectionIsTheOutputsOnlyOneAndGoesWithIt(onceReady: Bool) async throws {
-    try await ExclusiveSink.run {
+    try await exclusively {
       let name = "splay-adopt-\(UUID().uuidString)"
       let connection = try beginConnection(server: PulseEnvironment.server, name: name)
       // Taken over while the handshake is under way (as `splay play` usually does), or once it is done.
@@ -279,7 +294,7 @@ final class PulsePrepareTests {
         configuration: PulseOutput.Configuration(server: PulseEnvironment.server),
         adopting: PulseOutput.Connection(mainloop: connection.0, context: connection.1))
       let decoder = try SndfileDecoderFactory().open(ladder)
-      let opened = try await value(try #require(output).open(decoder, at: 0, volume: 100))
+      let opened = try await value(try #require(output).open(decoder, at: 0, volume: nil))
       #expect(opened.stream == 1)
       try await waitForClients(named: name, 1)
       #expect(try await stepsHeard(try #require(output), seconds: 1.3, steps: 4) == [0, 1, 2, 3])
@@ -299,7 +314,7 @@ final class PulsePrepareTests {
       adopting: PulseOutput.Connection(mainloop: connection.0, context: connection.1))
     let decoder = try SndfileDecoderFactory().open(ladder)
     await #expect {
-      _ = try await value(output.open(decoder, at: 0, volume: 100))
+      _ = try await value(output.open(decoder, at: 0, volume: nil))
     } throws: { error in
       (error as? PlayerError)?.code == "output-unavailable"
         && (error as? PlayerError)?.message.contains(address) == true
@@ -312,10 +327,10 @@ final class PulsePrepareTests {
   /// not the whole two-second ring: at start-up that CPU time is taken from the command-line parse and the
   /// server, which the first sound waits for. Once it plays, the ring is filled.
   @Test func aCorkedStreamDoesNotFillItsRingUntilItPlays() async throws {
-    try await ExclusiveSink.run {
+    try await exclusively {
       let output = PulseOutput()
       let decoder = FakeDecoder(path: "long-corked.flac", seconds: 30)
-      _ = try await value(output.open(decoder, at: 0, volume: 100))
+      _ = try await value(output.open(decoder, at: 0, volume: nil))
       try await Task.sleep(for: .milliseconds(300))
       // A full ring alone is 88,200 frames (2 s at 44.1 kHz).
       let corked = decoder.framesRead

@@ -27,7 +27,7 @@ struct CommandStorm {
   var longest: Double
 
   /// A random command; the mix leans on the commands that reach the output.
-  func command(using rng: inout ControllerModelTests.SplitMix64) -> PlayerCommand {
+  func command(using rng: inout SplitMix64) -> PlayerCommand {
     switch Int.random(in: 0..<14, using: &rng) {
     case 0: return .load(Array(paths.shuffled(using: &rng).prefix(Int.random(in: 1...paths.count, using: &rng))))
     case 1: return .enqueue([paths.randomElement(using: &rng)!])
@@ -54,7 +54,7 @@ struct CommandStorm {
     for thread in 0..<threads {
       group.enter()
       let worker = Thread {
-        var rng = ControllerModelTests.SplitMix64(state: seed &+ UInt64(thread))
+        var rng = SplitMix64(seed: seed &+ UInt64(thread))
         let done = DispatchSemaphore(value: 0)
         var local = Result()
         var batch = 0

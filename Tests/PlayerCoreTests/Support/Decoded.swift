@@ -1,8 +1,9 @@
 import PlayerCore
 
-/// A fixture decoded in full, left channel only (the ladder is the same on both channels).
+/// A fixture decoded in full by the decoder the player would use, left channel only (the ladder is the same on
+/// both channels).
 func decodedLeft(_ path: String) throws -> (samples: [Float], info: TrackInfo) {
-  let decoder = try SndfileDecoder(path: path)
+  let decoder = try StandardDecoderFactory().open(path)
   let info = decoder.info
   var left: [Float] = []
   left.reserveCapacity(Int(info.frames))

@@ -159,6 +159,9 @@ struct ReferenceModel {
         break
       }
       result = opened(queue, i, then: hasTrack ? continuation() : "stopped")
+    case .repeatMode, .shuffle:
+      // Queue modes have their own tests (QueueModeTests); the model plays the queue once, in order.
+      preconditionFailure("the reference model does not take \(command)")
     }
     if pendingEnd { finishTrack() }
     return result

@@ -6,8 +6,9 @@
 /// - the position never moves backwards, except when a seek or a new track resets it;
 /// - while playing, it cannot advance faster than the wall clock (plus a small tolerance for the two clocks'
 ///   jitter), so a spike ahead is absorbed and the position catches up only as fast as audio really plays;
-/// - while corked, the server's clock stands still, and so does the position once it has been read after the
-///   cork;
+/// - while corked, the position stands still once it has been read after the cork (or since a seek or a new
+///   stream), whatever the raw clock does: a sink whose latency swings while nothing plays (a null sink with no
+///   reader, which renders in blocks of up to 2 s) moved a paused position by 0.3 s that way;
 /// - it stays within the track.
 struct PositionFilter {
   /// How much faster than the wall clock the position may advance, to absorb timing jitter of the two clocks.
@@ -34,13 +35,25 @@ struct PositionFilter {
     wasRunning = false
   }
 
+  /// The stream was uncorked at `now`: from there on the position may advance at the wall clock's pace, and not
+  /// by the time it stood still before (a server's clock that drifted while corked, as after a reconnection,
+  /// put the first position after `play` 2.2 s ahead of the audio).
+  mutating func resumed(at now: UInt64) {
+    guard !wasRunning else { return }
+    time = now
+  }
+
   /// Takes a raw reading of the server's clock made at `now` and returns the position to confirm.
   ///
   /// `running` says whether the stream is uncorked now; `duration` is the track's length. The first reading
   /// after a cork is held to the wall clock too, since audio flowed until the cork.
   mutating func update(raw: Double, at now: UInt64, running: Bool, duration: Double) -> Double {
+    guard running || wasRunning else {
+      time = now
+      return position
+    }
     var next = max(raw, position)
-    if running || wasRunning, let time {
+    if let time {
       let wall = now > time ? Double(now - time) / 1e9 : 0
       next = min(next, position + wall * (1 + Self.tolerance) + Self.slack)
     }

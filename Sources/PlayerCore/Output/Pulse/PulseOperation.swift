@@ -13,11 +13,29 @@ final class PulseOperation {
   /// Runs when the operation can never complete.
   let failure: (PlayerError) -> Void
   weak var owner: PulseOutput?
+  /// For a sink-input query: receives the sink input's average volume before `completion` runs.
+  let volumeRead: ((pa_volume_t) -> Void)?
 
-  init(name: String, completion: @escaping (Bool) -> Void, failure: @escaping (PlayerError) -> Void) {
+  init(
+    name: String, completion: @escaping (Bool) -> Void, failure: @escaping (PlayerError) -> Void,
+    volumeRead: ((pa_volume_t) -> Void)? = nil
+  ) {
     self.name = name
     self.completion = completion
     self.failure = failure
+    self.volumeRead = volumeRead
+  }
+
+  /// The trampoline for a query of one sink input (`pa_sink_input_info_cb_t`): the entry, then the end of the
+  /// list, which completes the operation (successfully unless the server reported an error).
+  static let sinkInputCallback: pa_sink_input_info_cb_t = { _, info, eol, userdata in
+    guard let userdata else { return }
+    if let info {
+      var volume = info.pointee.volume
+      Unmanaged<PulseOperation>.fromOpaque(userdata).takeUnretainedValue().volumeRead?(pa_cvolume_avg(&volume))
+    } else {
+      PulseOperation.finish(userdata, success: eol > 0)
+    }
   }
 
   /// The trampoline for stream operations (`pa_stream_success_cb_t`).

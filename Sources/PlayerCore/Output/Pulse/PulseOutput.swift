@@ -86,6 +86,12 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
   /// Why the decoder stopped before the end of the track (the file was truncated while playing), if it did.
   private var readFailure: PlayerError?
   private var volumePercent = 100
+  /// The volume asked for by `open` or `setVolume`, which a session manager's restore must not override.
+  private var explicitVolume: Int?
+  /// Until when (monotonic ns) a volume change splay did not make is taken for a session manager's restore of a
+  /// new stream (WirePlumber's lands 0.5-2.5 ms after the stream appears) and undone in favour of
+  /// `explicitVolume`; later changes come from the user (pavucontrol) and are published.
+  private var restoreWatchUntil: UInt64 = 0
   /// Counts streams, so that events about a replaced stream can be told apart. A gapless track change counts
   /// as a new stream too: confirmations after it are about the next track.
   private var streamNumber: UInt64 = 0
@@ -243,7 +249,7 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
         guard case .success = connected else { return settle { entry.resolver.settle(with: Outcome(connected)) } }
         // Replaced by an `open` of something else meanwhile: that `open` makes its own stream.
         guard !entry.dropped else { return settle { entry.resolver.settle(with: .cancelled) } }
-        createStream(for: decoder, at: 0, volume: Self.preparedVolume) { result in
+        createStream(for: decoder, at: 0, volume: nil) { result in
           guard case .success = result else {
             entry.finished = true
             return self.settle { entry.resolver.settle(with: Outcome(result)) }
@@ -300,20 +306,17 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
       }, failure: failed)
   }
 
-  /// The volume a prepared stream starts at: the controller's own before any `volume` command.
-  static let preparedVolume = 100
-
   /// Connects if needed, then creates a corked stream for the decoder's format at `seconds`, or takes the one
-  /// ``prepare(_:playingWhen:)`` made for this very decoder at 0 s and full volume, which may be running: the
-  /// confirmation says so.
-  public func open(_ decoder: any AudioDecoder, at seconds: Double, volume: Int) -> Future<
+  /// ``prepare(_:playingWhen:)`` made for this very decoder at 0 s and the server's volume, which may be
+  /// running: the confirmation says so.
+  public func open(_ decoder: any AudioDecoder, at seconds: Double, volume: Int?) -> Future<
     OutputConfirmation, PlayerError
   > {
     let adopted = locked { () -> PreparedStream? in
       opened = true
       guard let entry = prepared else { return nil }
       prepared = nil
-      if entry.decoder === decoder, seconds == 0, volume == Self.preparedVolume { return entry }
+      if entry.decoder === decoder, seconds == 0, volume == nil { return entry }
       entry.dropped = true
       return nil
     }
@@ -325,12 +328,12 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
         if running { pumpLocked() }
         return OutputConfirmation(
           position: running ? positionLocked() : 0, time: Self.now(), running: running, stream: adopted.stream,
-          device: deviceNameLocked)
+          device: deviceNameLocked, volume: volumePercent)
       }
     }
   }
 
-  private func openAnew(_ decoder: any AudioDecoder, at seconds: Double, volume: Int) -> Future<
+  private func openAnew(_ decoder: any AudioDecoder, at seconds: Double, volume: Int?) -> Future<
     OutputConfirmation, PlayerError
   > {
     connect().flatMap { [self] _ in
@@ -342,8 +345,9 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
         return streamNumber
       }
       return future.flatMap { [self] _ in prefill() }.map { [self] _ in
-        OutputConfirmation(
-          position: seconds, time: Self.now(), running: false, stream: number, device: locked { deviceNameLocked })
+        let (device, volume) = locked { (deviceNameLocked, volumePercent) }
+        return OutputConfirmation(
+          position: seconds, time: Self.now(), running: false, stream: number, device: device, volume: volume)
       }
     }
   }
@@ -369,6 +373,7 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
   /// The server acknowledged an uncork (mainloop thread): audio flows, the ring is topped up and a gapless
   /// boundary is watched for again.
   private func startedLocked() {
+    positionFilter.resumed(at: Self.now())
     running = true
     pumpLocked()
     scheduleBoundaryCheckLocked()
@@ -434,29 +439,21 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
     let level = min(max(percent, 0), 100)
     let (future, resolver) = Future<Int, PlayerError>.pending()
     locked {
-      guard let context, contextReady, let stream, pa_stream_get_state(stream) == PA_STREAM_READY else {
+      guard context != nil, contextReady, let stream, pa_stream_get_state(stream) == PA_STREAM_READY else {
         // No stream: the level is applied when the next stream is created, with that stream's acknowledgement.
         volumePercent = level
+        explicitVolume = level
         settle { resolver.resolve(level) }
         return
       }
-      var volume = pa_cvolume()
-      pa_cvolume_set(&volume, UInt32(max(1, ringChannels)), Self.paVolume(level))
-      let index = pa_stream_get_index(stream)
-      issue(
-        "volume",
-        start: { done in
-          pa_context_set_sink_input_volume(context, index, &volume, PulseOperation.contextCallback, done)
-        },
-        completion: { [self] ok in
-          if ok { volumePercent = level }
-          let result: Result<Int, PlayerError> =
-            ok ? .success(level) : .failure(.outputFailed(operation: "volume", detail: lastErrorLocked()))
-          settle {
-            // Set after the command gave up waiting: the level changed all the same, so it is an event.
-            if !resolver.settle(with: Outcome(result)), ok { self.report(.volumeChanged(level)) }
-          }
-        }, failure: { error in self.settle { resolver.reject(error) } })
+      applyVolumeLocked(level, to: stream) { [self] result in
+        if case .success = result { explicitVolume = level }
+        let outcome = result.map { level }
+        settle {
+          // Set after the command gave up waiting: the level changed all the same, so it is an event.
+          if !resolver.settle(with: Outcome(outcome)), case .success = outcome { self.report(.volumeChanged(level)) }
+        }
+      }
     }
     return future
   }
@@ -620,14 +617,63 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
     if let query { pa_operation_unref(query) }
   }
 
-  /// The server's volume of a sink input (mainloop thread): a change that splay did not make is an event.
+  /// The server's volume of a sink input (mainloop thread): a change that splay did not make is an event, unless
+  /// it is a session manager's restore of a new stream that overrides an explicit volume: that is undone.
   private func sinkInputVolumeRead(index: UInt32, volume: pa_volume_t) {
     guard let stream, pa_stream_get_index(stream) == index else { return }
-    let percent = Int((Double(volume) * 100 / Double(PA_VOLUME_NORM)).rounded())
+    let percent = Self.percent(volume)
     guard percent != volumePercent else { return }
+    if let explicit = explicitVolume, explicit == volumePercent, Self.now() < restoreWatchUntil {
+      return applyVolumeLocked(explicit, to: stream) { _ in }
+    }
     volumePercent = percent
+    explicitVolume = nil
     let handler = handler.withLock { $0 }
     settle { handler?(.volumeChanged(percent)) }
+  }
+
+  static func percent(_ volume: pa_volume_t) -> Int {
+    Int((Double(volume) * 100 / Double(PA_VOLUME_NORM)).rounded())
+  }
+
+  /// Sets the stream's volume at the server (lock held); `done` gets the server's answer.
+  private func applyVolumeLocked(
+    _ level: Int, to stream: OpaquePointer, _ done: @escaping (Result<Void, PlayerError>) -> Void
+  ) {
+    guard let context else { return done(.failure(.outputLost(detail: "\(serverName): not connected"))) }
+    var volume = pa_cvolume()
+    pa_cvolume_set(&volume, UInt32(max(1, ringChannels)), Self.paVolume(level))
+    let index = pa_stream_get_index(stream)
+    issue(
+      "volume",
+      start: { ticket in
+        pa_context_set_sink_input_volume(context, index, &volume, PulseOperation.contextCallback, ticket)
+      },
+      completion: { [self] ok in
+        guard ok else { return done(.failure(.outputFailed(operation: "volume", detail: lastErrorLocked()))) }
+        volumePercent = level
+        done(.success(()))
+      }, failure: { error in done(.failure(error)) })
+  }
+
+  /// Reads the new stream's volume at the server, and sets the explicit one when that differs (lock held): a
+  /// server may ignore the volume a stream is created with (PipeWire 0.3.65 plays it at 100 %), or restore a
+  /// saved one. `done` runs once the stream's volume is known, or could not be read.
+  private func settleNewStreamVolumeLocked(_ stream: OpaquePointer, _ done: @escaping () -> Void) {
+    restoreWatchUntil = Self.now() + 1_000_000_000
+    guard let context else { return done() }
+    let index = pa_stream_get_index(stream)
+    final class Reading { var volume: pa_volume_t? }
+    let reading = Reading()
+    issue(
+      "volume (read)",
+      start: { ticket in pa_context_get_sink_input_info(context, index, PulseOperation.sinkInputCallback, ticket) },
+      completion: { [self] _ in
+        guard let volume = reading.volume, self.stream == stream else { return done() }
+        volumePercent = Self.percent(volume)
+        guard let explicit = explicitVolume, explicit != volumePercent else { return done() }
+        applyVolumeLocked(explicit, to: stream) { _ in done() }
+      }, failure: { _ in done() }, volumeRead: { reading.volume = $0 })
   }
 
   private func failConnect(detail: String) {
@@ -666,7 +712,7 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
   private var ringChannels: Int { ring?.channels ?? 2 }
 
   private func createStream(
-    for decoder: any AudioDecoder, at seconds: Double, volume: Int,
+    for decoder: any AudioDecoder, at seconds: Double, volume: Int?,
     ready: @escaping (Result<Void, PlayerError>) -> Void
   ) {
     teardownStream()
@@ -703,7 +749,8 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
     sampleRate = info.sampleRate
     self.ring = ring
     running = false
-    volumePercent = volume
+    volumePercent = volume ?? 100
+    explicitVolume = volume
     let frame = Int64((seconds * Double(info.sampleRate)).rounded())
     anchorSeconds = Double(min(max(frame, 0), info.frames)) / Double(info.sampleRate)
     anchorStreamTime = 0
@@ -713,7 +760,11 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
     refill(from: frame, ring: ring, decoder: decoder)
 
     let me = Unmanaged.passUnretained(self).toOpaque()
-    streamReady = ready
+    // Ready once the server has made it and its volume is known.
+    streamReady = { [self] result in
+      guard case .success = result else { return ready(result) }
+      settleNewStreamVolumeLocked(s) { ready(.success(())) }
+    }
     pa_stream_set_state_callback(
       s, { _, userdata in Unmanaged<PulseOutput>.fromOpaque(userdata!).takeUnretainedValue().streamStateChanged() },
       me)
@@ -739,12 +790,16 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
     var attr = pa_buffer_attr(
       maxlength: UInt32.max, tlength: UInt32(pa_usec_to_bytes(target, &spec)),
       prebuf: UInt32.max, minreq: UInt32(pa_usec_to_bytes(target / 4, &spec)), fragsize: UInt32.max)
+    // Without a volume the server chooses (its session manager may restore the one saved for splay).
     var cv = pa_cvolume()
-    pa_cvolume_set(&cv, UInt32(info.channels), Self.paVolume(volume))
+    pa_cvolume_set(&cv, UInt32(info.channels), Self.paVolume(volume ?? 100))
     let flags = pa_stream_flags_t(
       PA_STREAM_START_CORKED.rawValue | PA_STREAM_ADJUST_LATENCY.rawValue | PA_STREAM_AUTO_TIMING_UPDATE.rawValue
         | PA_STREAM_INTERPOLATE_TIMING.rawValue)
-    if pa_stream_connect_playback(s, configuration.sink, &attr, flags, &cv, nil) < 0 {
+    let connected = withUnsafePointer(to: &cv) { volume in
+      pa_stream_connect_playback(s, configuration.sink, &attr, flags, self.explicitVolume == nil ? nil : volume, nil)
+    }
+    if connected < 0 {
       streamReady = nil
       teardownStream()
       ready(.failure(.outputFailed(operation: "open", detail: lastErrorLocked())))
@@ -1217,8 +1272,13 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
     var usec: pa_usec_t = 0
     guard pa_stream_get_time(stream, &usec) == 0 else { return positionFilter.position }
     let elapsed = usec >= anchorStreamTime ? Double(usec - anchorStreamTime) / 1e6 : 0
+    // Nothing can have been heard that was not written: a latency the server got wrong (PipeWire 0.3 passes a
+    // negative delay on unclamped) must not carry the position past the audio. On a sink that renders in long
+    // blocks (a null sink with no reader), a new stream's audio waits for the block in progress: the position
+    // then stays at what was written, which is all that can have played.
+    let written = Double(max(writtenFrames, 0)) / Double(sampleRate)
     return positionFilter.update(
-      raw: anchorSeconds + elapsed, at: Self.now(), running: running, duration: info.duration)
+      raw: anchorSeconds + min(elapsed, written), at: Self.now(), running: running, duration: info.duration)
   }
 
   // MARK: - Plumbing
@@ -1255,9 +1315,10 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
   @discardableResult
   private func issue(
     _ name: String, start: (UnsafeMutableRawPointer) -> OpaquePointer?,
-    completion: @escaping (Bool) -> Void, failure: @escaping (PlayerError) -> Void
+    completion: @escaping (Bool) -> Void, failure: @escaping (PlayerError) -> Void,
+    volumeRead: ((pa_volume_t) -> Void)? = nil
   ) -> PulseOperation? {
-    let operation = PulseOperation(name: name, completion: completion, failure: failure)
+    let operation = PulseOperation(name: name, completion: completion, failure: failure, volumeRead: volumeRead)
     operation.owner = self
     let userdata = Unmanaged.passRetained(operation).toOpaque()
     guard let handle = start(userdata) else {

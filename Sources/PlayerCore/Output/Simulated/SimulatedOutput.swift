@@ -162,7 +162,7 @@ public final class SimulatedOutput: AudioOutput {
   }
 
   /// Opens a corked stream at `seconds`.
-  public func open(_ decoder: any AudioDecoder, at seconds: Double, volume: Int) -> Future<
+  public func open(_ decoder: any AudioDecoder, at seconds: Double, volume: Int?) -> Future<
     OutputConfirmation, PlayerError
   > {
     acknowledge(.open) { s, now in
@@ -171,8 +171,10 @@ public final class SimulatedOutput: AudioOutput {
       let frame = min(max(Int64((seconds * rate).rounded()), 0), decoder.info.frames)
       s.streams += 1
       s.stream = Stream(number: s.streams, decoder: decoder, frame: frame, running: false, since: now, endToken: nil)
-      s.volume = volume
-      return self.confirmation(s, now)
+      s.volume = volume ?? s.volume
+      var confirmation = self.confirmation(s, now)
+      confirmation.volume = s.volume
+      return confirmation
     }
   }
 

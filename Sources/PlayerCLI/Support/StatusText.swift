@@ -1,0 +1,41 @@
+import PlayerCore
+
+/// The player's state for a person, as `mpc status` prints it.
+enum StatusText {
+  /// Three lines: the track, `[playing] #2/12  1:02/3:45 (27%)`, and volume and queue.
+  ///
+  /// ```
+  /// Title — Artist
+  /// [playing] #2/12   1:02/3:45 (27%)
+  /// volume: 40%
+  /// ```
+  static func summary(_ state: PlayerState) -> String {
+    var lines: [String] = []
+    if let track = state.track {
+      lines.append(DisplayWidth.sanitized(track.displayTitle + (track.artist.map { " — \($0)" } ?? "")))
+    }
+    lines.append(progress(state))
+    lines.append("volume: \(state.volume)%" + (state.queue.isEmpty ? "   queue empty" : ""))
+    return lines.joined(separator: "\n")
+  }
+
+  /// One line per state, for `follow`: `[paused] #1/3  0:12/3:00 (6%)  Title — Artist`.
+  static func line(_ state: PlayerState) -> String {
+    var text = progress(state)
+    if let track = state.track {
+      text += "  " + DisplayWidth.sanitized(track.displayTitle + (track.artist.map { " — \($0)" } ?? ""))
+    }
+    return text
+  }
+
+  private static func progress(_ state: PlayerState) -> String {
+    var text = "[\(state.status.name)]"
+    if let index = state.index { text += " #\(index + 1)/\(state.queue.count)" }
+    if let track = state.track {
+      let position = state.position.seconds
+      let percent = track.duration > 0 ? Int((position / track.duration * 100).rounded(.down)) : 0
+      text += "   \(clockTime(position, millis: false))/\(clockTime(track.duration, millis: false)) (\(percent)%)"
+    }
+    return text
+  }
+}

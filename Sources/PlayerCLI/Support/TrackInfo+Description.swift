@@ -1,0 +1,30 @@
+import PlayerCore
+
+extension TrackInfo {
+  /// `FLAC, 16-bit, 44.1 kHz, stereo`: the format as `info` and the live view show it.
+  var formatDescription: String {
+    var parts = [format]
+    if let bitDepth { parts.append("\(bitDepth)-bit") }
+    parts.append(Self.rateText(sampleRate))
+    parts.append(Self.channelsText(channels))
+    return parts.joined(separator: ", ")
+  }
+
+  /// `44.1 kHz`, `48 kHz`, `8 kHz`.
+  static func rateText(_ rate: Int) -> String {
+    let tenths = Int((Double(rate) / 100).rounded())
+    return (tenths % 10 == 0 ? "\(tenths / 10)" : "\(tenths / 10).\(tenths % 10)") + " kHz"
+  }
+
+  /// The usual names of the common layouts; a count for the rest.
+  static func channelsText(_ channels: Int) -> String {
+    switch channels {
+    case 1: "mono"
+    case 2: "stereo"
+    case 3: "2.1"
+    case 6: "5.1"
+    case 8: "7.1"
+    default: "\(channels) channels"
+    }
+  }
+}

@@ -1,0 +1,59 @@
+import PlayerCore
+
+/// The lines of the live view for one frame, each cut to the terminal's width in display columns (wide
+/// characters take two), so that no line ever wraps.
+struct ScreenLayout {
+  var state: PlayerState
+  /// The command in flight ("pausing…"), shown beside the confirmed status.
+  var pending: String?
+  /// The last command's failure or a note about it.
+  var notice: String?
+  /// Where the clock stands: the confirmed position estimated now, or held while a command is in flight.
+  var position: Double
+  /// Files that could not be played, in the order they were reported.
+  var skipped: [String]
+  var width: Int
+
+  /// The most used first: a narrow terminal cuts the line from its end.
+  static let keys = "space pause  q quit  ←/→ ±5 s  ↓/↑ ±60 s  +/- volume  m mute  n/p next/prev  r repeat  s shuffle"
+
+  /// Every line of the view, top to bottom, none wider than `width` columns.
+  var lines: [String] {
+    var lines: [String] = []
+    lines.append("splay — " + state.status.name + (pending.map { "  (\($0))" } ?? ""))
+    if let track = state.track {
+      lines.append(track.displayTitle + (track.artist.map { " — \($0)" } ?? ""))
+      var about: [String] = []
+      if let album = track.album { about.append(album) }
+      if let number = track.trackNumber { about.append("track \(number)") }
+      if let date = track.date { about.append(date) }
+      about.append(track.formatDescription)
+      lines.append(about.joined(separator: " · "))
+      lines.append(track.path)
+      lines.append(progressBar(position: position, duration: track.duration))
+    } else {
+      lines += ["(nothing loaded)", "", "", ""]
+    }
+    let queue = state.index.map { "track \($0 + 1)/\(state.queue.count)" } ?? "queue empty"
+    var modes = ""
+    if state.repeatMode != .off { modes += "   repeat \(state.repeatMode.rawValue)" }
+    if state.shuffle { modes += "   shuffle" }
+    lines.append("volume \(state.volume)%" + (state.volume == 0 ? " (muted)" : "") + "   " + queue + modes)
+    lines.append(notice ?? "")
+    if let last = skipped.last {
+      lines.append(skipped.count == 1 ? "skipped: \(last)" : "skipped \(skipped.count) files; last: \(last)")
+    } else {
+      lines.append("")
+    }
+    lines.append(Self.keys)
+    return lines.map { DisplayWidth.fitted($0, to: width) }
+  }
+
+  /// `[=====-----] 1:02 / 3:45` across the whole width.
+  func progressBar(position: Double, duration: Double) -> String {
+    let times = " \(clockTime(position, millis: false)) / \(clockTime(duration, millis: false))"
+    let barWidth = max(4, width - times.count - 2)
+    let filled = duration > 0 ? min(barWidth, Int((position / duration * Double(barWidth)).rounded(.down))) : 0
+    return "[" + String(repeating: "=", count: filled) + String(repeating: "-", count: barWidth - filled) + "]" + times
+  }
+}

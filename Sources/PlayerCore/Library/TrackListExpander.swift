@@ -1,0 +1,224 @@
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// Turns what a person names (files, folders, playlists) into the files to queue.
+///
+/// A folder gives the audio files under it, recursively, in ``NaturalOrder``, recognised by their content
+/// (``AudioContentProbe``); hidden entries are left out and a folder reached twice (a symlink loop) is walked
+/// once. An `.m3u`, `.m3u8` or `.pls` playlist gives its entries, relative ones taken from its own folder;
+/// entries that do not exist are skipped with a line each, and a playlist is followed once, so one that
+/// includes itself ends. Any other path is passed on as it is: the decoder that opens it says what is wrong.
+///
+/// Stops collecting past `limit` tracks: the queue refuses more, and walking a whole disk to say so is waste.
+public struct TrackListExpander: Sendable {
+  /// More tracks than this are not collected (the queue's limit, by default).
+  public var limit: Int
+  /// Decides whether a file found in a folder is worth queueing.
+  public var isAudio: @Sendable (String) -> Bool
+
+  /// Playlists larger than this are refused: a playlist of the queue's limit is far smaller.
+  static let maximumPlaylistBytes = 16 << 20
+
+  /// Creates an expander that stops past `limit` tracks and keeps the folder files `isAudio` accepts.
+  public init(
+    limit: Int = PlayerStateMachine.maximumQueueLength,
+    isAudio: @escaping @Sendable (String) -> Bool = { AudioContentProbe.looksLikeAudio(atPath: $0) }
+  ) {
+    self.limit = limit
+    self.isAudio = isAudio
+  }
+
+  /// Whether `paths` holds anything to expand; when not, ``expand(_:)`` would return them unchanged.
+  public static func needsExpansion(_ paths: [String]) -> Bool {
+    paths.contains { PlaylistParser.kind(ofPath: $0) != nil || FileKind.of($0) == .directory }
+  }
+
+  /// The tracks that `arguments` name, in order.
+  public func expand(_ arguments: [String]) -> TrackList {
+    var walk = Walk(expander: self)
+    for argument in arguments where !walk.full {
+      walk.add(argument, origin: nil, explicit: true)
+    }
+    return walk.result
+  }
+
+  /// The tracks a playlist's text names (`splay play -` reads one from standard input); relative entries
+  /// are taken from `folder` ("" for the working directory), and `name` stands for it in messages.
+  public func expand(playlist bytes: [UInt8], kind: PlaylistParser.Kind, name: String, folder: String) -> TrackList {
+    var walk = Walk(expander: self)
+    walk.addEntries(of: bytes, kind: kind, name: name, folder: folder)
+    return walk.result
+  }
+}
+
+/// What `stat` says a path is, following symlinks.
+enum FileKind: Equatable {
+  case missing(errno: Int32)
+  case directory
+  case file
+  case other
+
+  static func of(_ path: String) -> FileKind {
+    var st = stat()
+    guard stat(path, &st) == 0 else { return .missing(errno: errno) }
+    switch st.st_mode & S_IFMT {
+    case S_IFDIR: return .directory
+    case S_IFREG: return .file
+    default: return .other
+    }
+  }
+}
+
+/// One expansion's state: what was collected and which folders and playlists were already followed.
+private struct Walk {
+  let expander: TrackListExpander
+  var result = TrackList()
+  /// Device and inode of every playlist followed, so that one that includes itself ends.
+  var followedPlaylists: Set<[UInt64]> = []
+
+  init(expander: TrackListExpander) {
+    self.expander = expander
+  }
+
+  /// True once more tracks than the limit were collected: the rest is not looked at.
+  var full: Bool { result.paths.count > expander.limit }
+
+  /// Adds what `path` names. `explicit`: named by the person (an argument), so passed on even when it is
+  /// not there, for the decoder to report; a playlist's entries are checked here instead.
+  mutating func add(_ path: String, origin: String?, explicit: Bool) {
+    if PlaylistParser.kind(ofPath: path) != nil, FileKind.of(path) == .file {
+      addPlaylist(path, origin: origin)
+      return
+    }
+    switch FileKind.of(path) {
+    case .directory:
+      let before = result.paths.count
+      var visited: Set<[UInt64]> = []
+      addFolder(path, visited: &visited)
+      let count = result.paths.count - before
+      if count == 0 {
+        skip(origin, .noTracks(path: path))
+      } else {
+        result.summaries.append("\(path): \(count) track\(count == 1 ? "" : "s")")
+      }
+    case .missing(let code) where !explicit:
+      skip(origin, code == EACCES ? .permissionDenied(path: path) : .fileNotFound(path: path))
+    default:
+      result.paths.append(path)
+    }
+  }
+
+  mutating func skip(_ origin: String?, _ error: PlayerError) {
+    result.skipped.append(SkippedEntry(origin: origin, error: error))
+  }
+
+  /// Inserts the identity (device and inode) of the file at `path` into `set`; false when it was there.
+  static func insert(_ path: String, into set: inout Set<[UInt64]>) -> Bool {
+    var st = stat()
+    guard stat(path, &st) == 0 else { return false }
+    return set.insert([UInt64(st.st_dev), UInt64(st.st_ino)]).inserted
+  }
+
+  mutating func addPlaylist(_ path: String, origin: String?) {
+    guard Self.insert(path, into: &followedPlaylists) else {
+      return skip(origin, .unsupportedFormat(path: path, detail: "this playlist was followed already"))
+    }
+    let bytes: [UInt8]
+    do throws(FileContents.ReadError) {
+      bytes = try FileContents.read(path: path, limit: TrackListExpander.maximumPlaylistBytes)
+    } catch {
+      return skip(origin, .unsupportedFormat(path: path, detail: error.reason))
+    }
+    let before = (result.paths.count, result.skipped.count)
+    addEntries(
+      of: bytes, kind: PlaylistParser.kind(ofPath: path) ?? .m3u, name: path, folder: FileContents.directory(of: path))
+    let count = result.paths.count - before.0
+    let missing = result.skipped.count - before.1
+    result.summaries.append(
+      "\(path): \(count) track\(count == 1 ? "" : "s")" + (missing > 0 ? ", \(missing) skipped" : ""))
+  }
+
+  mutating func addEntries(of bytes: [UInt8], kind: PlaylistParser.Kind, name: String, folder: String) {
+    for entry in PlaylistParser.entries(of: bytes, kind: kind) where !full {
+      let origin = "\(name):\(entry.line)"
+      guard let path = Self.path(of: entry.location, in: folder) else {
+        skip(origin, .unsupportedFormat(path: entry.location, detail: "only local files can be played"))
+        continue
+      }
+      add(path, origin: origin, explicit: false)
+    }
+  }
+
+  /// The local path an entry names: a `file://` URL decoded, a relative path taken from `folder`; nil for
+  /// another URL scheme (a stream).
+  static func path(of location: String, in folder: String) -> String? {
+    var location = location
+    if location.lowercased().hasPrefix("file://") {
+      location = percentDecoded(String(location.dropFirst(7)))
+      // file://host/path: only the local host is ours.
+      if !location.hasPrefix("/") {
+        guard location.lowercased().hasPrefix("localhost/") else { return nil }
+        location.removeFirst("localhost".count)
+      }
+    } else if let colon = location.firstIndex(of: ":"), location[location.index(after: colon)...].hasPrefix("//") {
+      return nil
+    }
+    if location.hasPrefix("/") || folder.isEmpty { return location }
+    return folder == "/" ? "/" + location : folder + "/" + location
+  }
+
+  static func percentDecoded(_ text: String) -> String {
+    var bytes: [UInt8] = []
+    var utf8 = Array(text.utf8)[...]
+    while let byte = utf8.popFirst() {
+      if byte == UInt8(ascii: "%"), utf8.count >= 2,
+        let value = UInt8(String(decoding: utf8.prefix(2), as: UTF8.self), radix: 16)
+      {
+        bytes.append(value)
+        utf8 = utf8.dropFirst(2)
+      } else {
+        bytes.append(byte)
+      }
+    }
+    return String(decoding: bytes, as: UTF8.self)
+  }
+
+  /// Adds the audio files under the folder at `path`, subfolders in place, every level in natural order;
+  /// a folder already in `visited` (reached again through a link) is not walked again.
+  mutating func addFolder(_ path: String, visited: inout Set<[UInt64]>) {
+    guard Self.insert(path, into: &visited) else { return }
+    guard let directory = opendir(path) else {
+      return skip(nil, errno == EACCES ? .permissionDenied(path: path) : .fileNotFound(path: path))
+    }
+    var children: [(name: String, type: UInt8)] = []
+    while let entry = readdir(directory) {
+      let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+        String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+      }
+      // Hidden entries (and "." and "..") are left out, as file managers and mpv do.
+      guard !name.hasPrefix(".") else { continue }
+      children.append((name, entry.pointee.d_type))
+    }
+    closedir(directory)
+    children.sort { NaturalOrder.areInIncreasingOrder($0.name, $1.name) }
+    let prefix = path.hasSuffix("/") ? path : path + "/"
+    for child in children where !full {
+      let childPath = prefix + child.name
+      // d_type saves a stat per file on the file systems that fill it; links and unknowns are asked.
+      let kind: FileKind
+      switch Int32(child.type) {
+      case Int32(DT_REG): kind = .file
+      case Int32(DT_DIR): kind = .directory
+      default: kind = FileKind.of(childPath)
+      }
+      switch kind {
+      case .directory:
+        addFolder(childPath, visited: &visited)
+      case .file:
+        if expander.isAudio(childPath) { result.paths.append(childPath) }
+      default: break
+      }
+    }
+  }
+}

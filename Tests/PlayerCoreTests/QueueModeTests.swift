@@ -1,0 +1,119 @@
+import Futures
+import Testing
+
+@testable import PlayerCore
+
+/// Repeat (off, all, one) and shuffle, on the simulated output in virtual time: 3 s tracks.
+@Suite struct QueueModeTests {
+  /// The queue indices that played, in order, from the published states (each change of track once).
+  private func played(_ harness: Harness) -> [Int] {
+    var order: [Int] = []
+    for state in harness.states where state.status == .playing {
+      if let index = state.index, order.last != index { order.append(index) }
+    }
+    return order
+  }
+
+  @Test func repeatAllStartsOverAfterTheLastTrackAndNextWrapsAround() async {
+    let harness = Harness()
+    await harness.run(.load(["a.flac", "b.flac"]))
+    #expect(await harness.run(.repeatMode(.all)).succeeded)
+    #expect(harness.controller.state.repeatMode == .all)
+    await harness.run(.play)
+    await harness.pass(7)
+    let state = harness.controller.state
+    #expect(state.status == .playing, "never ends")
+    #expect(state.index == 0, "a, b, then a again")
+    #expect(await harness.run(.previous).succeeded)
+    #expect(harness.controller.state.index == 1, "previous from the first wraps to the last")
+    #expect(await harness.run(.next).succeeded)
+    #expect(harness.controller.state.index == 0)
+  }
+
+  @Test func repeatOnePlaysTheTrackAgainButNextStillMovesOn() async {
+    let harness = Harness()
+    await harness.run(.load(["a.flac", "b.flac"]))
+    await harness.run(.repeatMode(.one))
+    await harness.run(.play)
+    await harness.pass(7)
+    #expect(harness.controller.state.index == 0, "still the first track after two of its lengths")
+    #expect(harness.controller.state.status == .playing)
+    #expect(await harness.run(.next).succeeded)
+    #expect(harness.controller.state.index == 1)
+    #expect(await harness.run(.next).failureCode == "invalid-state", "the end of the queue, repeat one or not")
+  }
+
+  @Test func repeatOffEndsTheQueueAsBefore() async {
+    let harness = Harness()
+    await harness.run(.load(["a.flac", "b.flac"]))
+    await harness.run(.play)
+    await harness.pass(7)
+    #expect(harness.controller.state.status == .ended)
+    #expect(harness.controller.state.index == 1)
+  }
+
+  @Test func shufflePlaysEveryTrackOnceInSomeOrderKeepingTheQueue() async {
+    let queue = (1...8).map { "t\($0).flac" }
+    let harness = Harness()
+    await harness.run(.load(queue))
+    await harness.run(.shuffle(true))
+    await harness.run(.play)
+    await harness.pass(3 * 8 + 1)
+    let state = harness.controller.state
+    #expect(state.status == .ended)
+    #expect(state.queue == queue, "the queue keeps its order; the play order is the shuffle's")
+    let order = played(harness)
+    #expect(order.first == 0, "the current track stays current")
+    #expect(order.sorted() == Array(0..<8), "each track once: \(order)")
+  }
+
+  @Test func nextAndPreviousFollowTheShuffleBothWays() async {
+    let harness = Harness()
+    await harness.run(.load((1...6).map { "t\($0).flac" }))
+    await harness.run(.shuffle(true))
+    var forward: [Int] = [harness.controller.state.index ?? -1]
+    while await harness.run(.next).succeeded { forward.append(harness.controller.state.index ?? -1) }
+    #expect(forward.sorted() == Array(0..<6))
+    var backward: [Int] = [harness.controller.state.index ?? -1]
+    while await harness.run(.previous).succeeded { backward.append(harness.controller.state.index ?? -1) }
+    #expect(backward == forward.reversed())
+    await harness.run(.shuffle(false))
+    #expect(await harness.run(.next).succeeded)
+    #expect(harness.controller.state.index == (forward.first ?? 0) + 1, "back in the queue's order")
+  }
+
+  @Test func aRepeatedQueueOfFilesThatAllFailEndsAfterOneRound() async {
+    let harness = Harness()
+    await harness.run(.load(["a.flac", "missing1.flac", "missing2.flac"]))
+    await harness.run(.repeatMode(.all))
+    await harness.run(.play)
+    await harness.pass(10)
+    // a plays again and again; the missing ones are skipped each round, never looped on.
+    #expect(harness.controller.state.status == .playing)
+    #expect(harness.controller.state.index == 0)
+  }
+
+  /// The shuffle order comes from the machine's own seeded generator: the same seed, the same order; the
+  /// current track first, every other one once.
+  @Test func aShuffleOrderIsAPermutationFromTheSeed() {
+    func order(_ seed: UInt64, first: Int?) -> [Int] {
+      var random = SplitMix64(seed: seed)
+      return PlayerStateMachine.shuffledOrder(count: 12, first: first, using: &random)
+    }
+    #expect(order(7, first: 4) == order(7, first: 4))
+    #expect(order(7, first: 4) != order(8, first: 4))
+    #expect(order(7, first: 4).first == 4)
+    #expect(order(7, first: 4).sorted() == Array(0..<12))
+    #expect(order(7, first: nil).sorted() == Array(0..<12))
+  }
+
+  @Test func theModesTravelInTheStateAndTheirCommandsParse() throws {
+    #expect(try CommandParser.parse("repeat one") == .repeatMode(.one))
+    #expect(try CommandParser.parse("shuffle on") == .shuffle(true))
+    #expect(PlayerCommand.repeatMode(.all).description == "repeat all")
+    #expect(throws: CommandParseError.self) { try CommandParser.parse("repeat sometimes") }
+    let state = PlayerState(repeatMode: .one, shuffle: true)
+    #expect(state.jsonText.contains("\"repeat\":\"one\""))
+    #expect(state.jsonText.contains("\"shuffle\":true"))
+  }
+}
