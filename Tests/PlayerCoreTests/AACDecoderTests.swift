@@ -164,22 +164,30 @@ struct AACDecoderTests {
   }
 
   /// Bytes overwritten in the audio data: the packets they hit are silence or noise, the rest is the file's.
+  /// Seeded, so a run repeats: with seed 39 FAAD2 decoded the whole second half wrongly, without an error, until
+  /// a failed packet started a fresh decoder (69,022 of 133,534 frames differed).
   @Test func aDamagedPacketCostsNoLengthAndTheRestPlays() throws {
     let whole = try FFmpegFixtures.encode(
       "faststart-aac.m4a",
       ["-c:a", "aac", "-b:a", "192k", "-aac_pns", "0", "-movie_timescale", "44100", "-movflags", "+faststart"])
-    var data = try Data(contentsOf: URL(fileURLWithPath: whole))
-    let middle = data.count / 2
-    var generator = SystemRandomNumberGenerator()
-    for i in middle..<(middle + 2000) { data[i] = UInt8.random(in: 0...255, using: &generator) }
-    let damaged = FFmpegFixtures.folder + "/damaged-aac.m4a"
-    try data.write(to: URL(fileURLWithPath: damaged))
-    let decoded = try FFmpegDecoderTests.readAll(try open(damaged))
+    let original = try Data(contentsOf: URL(fileURLWithPath: whole))
     let straight = try FFmpegDecoderTests.readAll(try open(whole))
-    #expect(decoded.count == straight.count, "the damage costs no length")
-    let differing = (0..<n).filter { decoded[2 * $0] != straight[2 * $0] }
-    print("damaged AAC: \(differing.count) of \(n) frames differ")
-    #expect(differing.count <= 8 * 1024, "at most the packets the 2000 bytes touch, and their neighbours")
+    let damaged = FFmpegFixtures.folder + "/damaged-aac.m4a"
+    var most = 0
+    for seed in UInt64(0)..<48 {
+      var data = original
+      var generator = SplitMix64(seed: seed)
+      let middle = data.count / 2
+      for i in middle..<(middle + 2000) { data[i] = UInt8.random(in: 0...255, using: &generator) }
+      try data.write(to: URL(fileURLWithPath: damaged))
+      let decoded = try FFmpegDecoderTests.readAll(try open(damaged))
+      #expect(decoded.count == straight.count, "seed \(seed): the damage costs no length")
+      guard decoded.count == straight.count else { continue }
+      let differing = (0..<n).filter { decoded[2 * $0] != straight[2 * $0] }.count
+      #expect(differing <= 8 * 1024, "seed \(seed): at most the packets the 2000 bytes touch, and their neighbours")
+      most = max(most, differing)
+    }
+    print("damaged AAC: at most \(most) of \(n) frames differ (48 seeds)")
   }
 
   /// Cut, flipped or shuffled index bytes never crash, hang or read out of bounds: the file opens or is left

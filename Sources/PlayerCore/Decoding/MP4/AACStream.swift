@@ -106,7 +106,8 @@ struct AACStream: ~Copyable, @unchecked Sendable {
   }
 
   /// Decodes the next packet into `pending`; nil at the end of the playable packets. A packet that cannot be
-  /// read or decoded becomes a packet of silence, so that later positions stay true.
+  /// read or decoded becomes a packet of silence, so that later positions stay true, and the decoder starts
+  /// afresh after it.
   private mutating func decodeNext() -> Decoded? {
     guard nextPacket < playablePackets else { return nil }
     let index = nextPacket
@@ -123,10 +124,18 @@ struct AACStream: ~Copyable, @unchecked Sendable {
     guard let output, output.error == nil, output.channels == channels || output.samples.isEmpty else {
       pending = [Float](repeating: 0, count: Int(Self.packetFrames) * channels)
       pendingStart = start
+      // FAAD2 can keep state from a damaged packet and decode every later one wrongly without an error (a
+      // file with 2,000 random bytes: the second half differed). A fresh decoder costs one packet of pre-roll.
+      if let fresh = FaadDecoder(config: decoder.config) { decoder = fresh }
       return Decoded(frames: Int(Self.packetFrames), channels: channels, sampleRate: 0, extended: false, failed: true)
     }
     pending.removeAll(keepingCapacity: true)
-    pending.append(contentsOf: output.samples)
+    if output.samples.isEmpty {
+      // A fresh decoder's first packet gives no audio: silence holds its place, so the track keeps its length.
+      pending.append(contentsOf: repeatElement(0, count: Int(Self.packetFrames) * channels))
+    } else {
+      pending.append(contentsOf: output.samples)
+    }
     pendingStart = start
     return Decoded(
       frames: output.samples.count / max(output.channels, 1), channels: output.channels,
