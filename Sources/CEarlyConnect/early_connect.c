@@ -18,25 +18,35 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t phase_changed = PTHREAD_COND_INITIALIZER;
 static enum phase phase = idle;
 static int began = 0;
+static int mode = SPLAY_EARLY_NOTHING;
 static pa_threaded_mainloop *early_mainloop = NULL;
 static pa_context *early_context = NULL;
 
-// The rule EarlyStart documents: `play`, with at least one more argument, none of which names an output
-// (`--output`, `--server`, `--sink`: they make their own, and a script asking for the simulated output must
-// not start or touch a socket-activated sound server) or asks for help.
-static int wanted(int argc, char **argv) {
+// The one rule for what starts before the parse (EarlyStart reads it through splay_early_start_mode).
+// Nothing: not `play`, no operand, or an option that names an output (`--output`, `--server`, `--sink`: they
+// make their own, and a script asking for the simulated output must not start or touch a socket-activated
+// sound server) or asks for help. Playing at once: every argument after `play` is a file operand, `--json` or
+// `--loop`, and there is an operand. Anything else connects and prepares, and waits for the parse to play.
+static int mode_of(int argc, char **argv) {
   static const char *const refused[] = {"--output", "--server", "--sink", "--help", "-h"};
-  if (argc <= 2 || argv == NULL || argv[1] == NULL || strcmp(argv[1], "play") != 0) return 0;
+  if (argc <= 2 || argv == NULL || argv[1] == NULL || strcmp(argv[1], "play") != 0) return SPLAY_EARLY_NOTHING;
+  int only_playing_options = 1;
+  int operands = 0;
   for (int index = 2; index < argc && argv[index] != NULL; index++) {
+    const char *argument = argv[index];
     for (size_t option = 0; option < sizeof refused / sizeof refused[0]; option++) {
       size_t length = strlen(refused[option]);
-      const char *argument = argv[index];
       if (strncmp(argument, refused[option], length) == 0 && (argument[length] == '\0' || argument[length] == '=')) {
-        return 0;
+        return SPLAY_EARLY_NOTHING;
       }
     }
+    if (argument[0] != '-') {
+      operands++;
+    } else if (strcmp(argument, "--json") != 0 && strcmp(argument, "--loop") != 0) {
+      only_playing_options = 0;
+    }
   }
-  return 1;
+  return only_playing_options && operands > 0 ? SPLAY_EARLY_PLAY : SPLAY_EARLY_PREPARE;
 }
 
 static void publish(pa_threaded_mainloop *mainloop, pa_context *context) {
@@ -83,11 +93,14 @@ static void connect_now(void *unused) {
 // init-array functions the program's arguments.
 __attribute__((constructor(101))) static void begin_early_connection(int argc, char **argv, char **environment) {
   (void)environment;
-  if (!wanted(argc, argv)) return;
+  mode = mode_of(argc, argv);
+  if (mode == SPLAY_EARLY_NOTHING) return;
   phase = connecting;
   began = 1;
   if (splay_thread_start_elsewhere(connect_now, NULL) != 0) phase = idle;
 }
+
+int splay_early_start_mode(void) { return mode; }
 
 int splay_early_connection_began(void) {
   pthread_mutex_lock(&lock);

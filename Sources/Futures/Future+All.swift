@@ -41,7 +41,7 @@ extension Future {
   /// succeeds with `[]` right away.
   ///
   /// ```swift
-  /// Future.allSettled(sinks.map { sink in sink.drain() }).then { outcomes in
+  /// Future.allSettled(sinks.map { sink in sink.drain() }).whenSuccess { outcomes in
   ///   log("\(outcomes.filter { $0.error != nil }.count) sinks failed to drain")
   /// }
   /// ```

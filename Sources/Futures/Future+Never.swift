@@ -23,7 +23,9 @@ extension Future where Failure == Never {
   /// A future that cannot fail has nothing to catch.
   @available(*, unavailable, message: "a Future whose Failure is Never cannot fail; use then or always")
   @discardableResult
-  public func `catch`(on executor: Executor = .immediate, _ body: @escaping @Sendable (Never) -> Void) -> Future {
+  public func whenFailure(on executor: ExecutionContext = .immediate, _ body: @escaping @Sendable (Never) -> Void)
+    -> Future
+  {
     fatalError("unavailable")
   }
 }

@@ -25,15 +25,15 @@ extension Future {
 
   /// Returns a future that, on failure, settles like the future `body` returns for the error.
   ///
-  /// This is `flatMap` for the error path, and collapses the same way: retry loops written with it stay flat
+  /// Named apart from the value-returning ``recover(_:)``, as in SwiftNIO: this is `flatMap` for the error path, and collapses the same way: retry loops written with it stay flat
   /// and stack safe. Values and cancellation pass through; the error type may change. A `body` that returns the
   /// new future itself is caught as in ``flatMap(fileID:line:_:)``.
   ///
   /// ```swift
-  /// let stream = openPrimary(url).recover { _ in openFallback(url) }
+  /// let stream = openPrimary(url).flatMapError { _ in openFallback(url) }
   /// ```
   @inlinable
-  public func recover<NewFailure>(
+  public func flatMapError<NewFailure>(
     fileID: StaticString = #fileID,
     line: UInt = #line,
     _ body: @escaping @Sendable (Failure) -> Future<Value, NewFailure>

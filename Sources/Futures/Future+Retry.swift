@@ -9,7 +9,7 @@ extension Future {
   /// - A cancelled attempt stops the retries and cancels the result; cancelling the result cancels the
   ///   attempt in flight.
   ///
-  /// The attempts are chained with collapsing `recover`, so the returned future is one flat future however
+  /// The attempts are chained with collapsing `flatMapError`, so the returned future is one flat future however
   /// many attempts run. `operation` receives the attempt number, starting at 1.
   ///
   /// ```swift
@@ -49,7 +49,7 @@ extension Future {
     operation(number)
       .mapError(AttemptFailure.failed)
       .timeout(timeout, clock: clock, error: .timedOut)
-      .recover { failure -> Future in
+      .flatMapError { failure -> Future in
         switch failure {
         case .failed(let failure):
           return .rejected(failure)

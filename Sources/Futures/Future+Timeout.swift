@@ -14,7 +14,7 @@ extension Future {
   /// ```swift
   /// output.seek(to: position)
   ///   .timeout(.seconds(2), error: .timedOut)
-  ///   .catch { error in log(error) }
+  ///   .whenFailure { error in log(error) }
   /// ```
   public func timeout(
     _ duration: Duration,

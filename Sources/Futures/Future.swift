@@ -20,15 +20,15 @@ import Synchronization
 ///
 /// seek(to: .seconds(30))
 ///   .map { position in "now at \(position)" }
-///   .then(on: .queue(ui)) { text in status.show(text) }
-///   .catch { error in log(error) }
+///   .whenSuccess(on: .queue(ui)) { text in status.show(text) }
+///   .whenFailure { error in log(error) }
 /// ```
 ///
 /// ## Guarantees
 /// - It settles exactly once: the first of resolve, reject and cancel wins, from any thread; the other calls
 ///   return `false` and change nothing.
 /// - Every callback runs exactly once, and a future's callbacks start in registration order. On the
-///   ``Executor/immediate`` executor (the default) they also run one at a time; another executor receives them
+///   ``ExecutionContext/immediate`` executor (the default) they also run one at a time; another executor receives them
 ///   in that order and runs them as it runs any job, so a concurrent queue may run two at once. A callback
 ///   registered after the future settled runs before the registering call returns, or, when registered from
 ///   inside another callback, right after that callback returns.
@@ -45,7 +45,7 @@ import Synchronization
 /// Each future counts who waits on it. When a waiter stops waiting before the future settles (it was
 /// cancelled, it settled early because a `race` was won or a `timeout` fired, or its awaiting task was
 /// cancelled), the count goes down, and when the count reaches zero that way the future is cancelled too,
-/// and the rule applies again upstream. Plain observers (`then`, `catch`, `always`, `onCancel`) are not
+/// and the rule applies again upstream. Plain observers (`whenSuccess`, `whenFailure`, `whenComplete`, `onCancel`) are not
 /// waiters: they watch whatever happens, and never keep work alive.
 public final class Future<Value: Sendable, Failure: Error>: @unchecked Sendable {
   // Safety: `unguardedState` is only ever accessed inside `lock.withLock`, through `withState`; this is the
@@ -153,14 +153,16 @@ public final class Future<Value: Sendable, Failure: Error>: @unchecked Sendable 
 
   /// Calls `body` with the value if the future succeeds.
   ///
-  /// `body` runs on `executor`; with the default, ``Executor/immediate``, it runs on the thread that
+  /// `body` runs on `executor`; with the default, ``ExecutionContext/immediate``, it runs on the thread that
   /// resolves the future, or right away (before this method returns) if the future has already succeeded.
   /// It is released without running if the future fails or is cancelled.
   ///
   /// - Returns: this future, so observers can be chained.
   @inlinable
   @discardableResult
-  public func then(on executor: Executor = .immediate, _ body: @escaping @Sendable (Value) -> Void) -> Future {
+  public func whenSuccess(on executor: ExecutionContext = .immediate, _ body: @escaping @Sendable (Value) -> Void)
+    -> Future
+  {
     if executor.isImmediate {
       register(.success(body))
     } else {
@@ -171,13 +173,15 @@ public final class Future<Value: Sendable, Failure: Error>: @unchecked Sendable 
 
   /// Calls `body` with the error if the future fails.
   ///
-  /// `body` runs on `executor`, as for ``then(on:_:)``. It is released without running if the future succeeds
+  /// `body` runs on `executor`, as for ``whenSuccess(on:_:)``. It is released without running if the future succeeds
   /// or is cancelled.
   ///
   /// - Returns: this future, so observers can be chained.
   @inlinable
   @discardableResult
-  public func `catch`(on executor: Executor = .immediate, _ body: @escaping @Sendable (Failure) -> Void) -> Future {
+  public func whenFailure(on executor: ExecutionContext = .immediate, _ body: @escaping @Sendable (Failure) -> Void)
+    -> Future
+  {
     if executor.isImmediate {
       register(.failure(body))
     } else {
@@ -188,14 +192,14 @@ public final class Future<Value: Sendable, Failure: Error>: @unchecked Sendable 
 
   /// Calls `body` with the outcome, whatever it is.
   ///
-  /// `body` runs on `executor`, as for ``then(on:_:)``. Use ``finally(on:_:)`` instead when the rest of a chain
+  /// `body` runs on `executor`, as for ``whenSuccess(on:_:)``. Use ``finally(on:_:)`` instead when the rest of a chain
   /// must wait for the cleanup.
   ///
   /// - Returns: this future, so observers can be chained.
   @inlinable
   @discardableResult
-  public func always(
-    on executor: Executor = .immediate,
+  public func whenComplete(
+    on executor: ExecutionContext = .immediate,
     _ body: @escaping @Sendable (Outcome<Value, Failure>) -> Void
   ) -> Future {
     if executor.isImmediate {
@@ -215,7 +219,7 @@ public final class Future<Value: Sendable, Failure: Error>: @unchecked Sendable 
   /// - Returns: this future, so observers can be chained.
   @inlinable
   @discardableResult
-  public func onCancel(on executor: Executor = .immediate, _ body: @escaping @Sendable () -> Void) -> Future {
+  public func onCancel(on executor: ExecutionContext = .immediate, _ body: @escaping @Sendable () -> Void) -> Future {
     if executor.isImmediate {
       register(.cancel(body))
     } else {
@@ -226,9 +230,9 @@ public final class Future<Value: Sendable, Failure: Error>: @unchecked Sendable 
 
   /// Settles the future as cancelled, if it is still pending.
   ///
-  /// On this thread, before returning, it runs the future's `onCancel` and `always` callbacks (those on the
+  /// On this thread, before returning, it runs the future's `onCancel` and `whenComplete` callbacks (those on the
   /// immediate executor) and the resolver's ``Resolver/onCancel(_:)`` handlers, so the producer can stop its
-  /// work; `then` and `catch` callbacks are released. Then it stops waiting on whatever this future waits on,
+  /// work; `whenSuccess` and `whenFailure` callbacks are released. Then it stops waiting on whatever this future waits on,
   /// which cancels those sources that nothing else waits on (see "Cancellation" above).
   ///
   /// - Returns: `true` if this call cancelled the future, `false` if it had already settled.
@@ -314,114 +318,5 @@ extension Future: DemandSource {
     if let upstream {
       work.append(upstream)
     }
-  }
-}
-
-extension Future {
-  /// The capability to settle one ``Future``: held by the producer, never by the consumers.
-  ///
-  /// A resolver keeps its future alive, but the future does not keep its resolver alive. When the last
-  /// reference to a resolver goes away while its future is pending, the future can never succeed or fail, so
-  /// it settles as cancelled right then (its `onCancel` and `always` callbacks run, an awaiting task resumes)
-  /// and one diagnostic naming the place the future was created goes to
-  /// ``FutureDiagnostics/unresolvedHook``.
-  ///
-  /// Do not capture the resolver in its own ``onCancel(_:)`` handler: the handler is stored in the future,
-  /// which would then keep the resolver alive and the safety net above could never fire.
-  public final class Resolver: Sendable {
-    @usableFromInline
-    let future: Future
-    @usableFromInline
-    let site: CreationSite
-    /// Whether this resolver has settled the future, or seen it settled. A deinitializer of a generic class
-    /// runs unspecialized, so the locked settle attempt below would look up generic metadata for every
-    /// resolver released; this flag, which needs no metadata, skips it in the usual case.
-    @usableFromInline
-    let sawSettlement = Atomic(false)
-
-    @inlinable
-    init(_ future: Future, site: CreationSite) {
-      self.future = future
-      self.site = site
-    }
-
-    deinit {
-      if !sawSettlement.load(ordering: .acquiring) {
-        abandon()
-      }
-    }
-
-    /// The last reference is going away: cancel the future if it is still pending, and report it.
-    /// (Out of line so that the common path of the deinitializer stays free of generic metadata lookups.)
-    @inline(never)
-    private func abandon() {
-      if future.settle(.cancelled) {
-        FutureDiagnostics.reportUnresolved(fileID: site.fileID, line: site.line)
-      }
-    }
-
-    /// Resolves the future with `value`, if it is still pending.
-    ///
-    /// The future's `then` and `always` callbacks (on the immediate executor) run on this thread before this
-    /// method returns, unless it is called from inside a callback: then they run right after that callback
-    /// returns.
-    ///
-    /// - Returns: `true` if this call settled the future; `false` if it had already settled (for example,
-    ///   because it was cancelled), in which case nothing changes.
-    @inlinable
-    @discardableResult
-    public func resolve(_ value: Value) -> Bool {
-      defer { sawSettlement.store(true, ordering: .releasing) }
-      return future.settle(.success(value))
-    }
-
-    /// Fails the future with `error`, if it is still pending.
-    ///
-    /// Callbacks run as described for ``resolve(_:)``.
-    ///
-    /// - Returns: `true` if this call settled the future, `false` if it had already settled.
-    @inlinable
-    @discardableResult
-    public func reject(_ error: Failure) -> Bool {
-      defer { sawSettlement.store(true, ordering: .releasing) }
-      return future.settle(.failure(error))
-    }
-
-    /// Settles the future with `outcome`, if it is still pending; `.cancelled` behaves as ``Future/cancel()``.
-    ///
-    /// - Returns: `true` if this call settled the future, `false` if it had already settled.
-    @inlinable
-    @discardableResult
-    public func settle(with outcome: Outcome<Value, Failure>) -> Bool {
-      defer { sawSettlement.store(true, ordering: .releasing) }
-      return future.settle(outcome, withdrawing: outcome.isCancelled)
-    }
-
-    /// Whether the future has been cancelled, so the work can stop early. Polling is fine; ``onCancel(_:)``
-    /// is the way to be told.
-    @inlinable
-    public var isCancelled: Bool {
-      future.outcome?.isCancelled ?? false
-    }
-
-    /// Registers a handler that runs if the future is cancelled, so the worker can stop its work.
-    ///
-    /// The handler runs on the cancelling thread, before ``Future/cancel()`` returns, or right away if the
-    /// future is already cancelled. It is released without running once the future succeeds or fails.
-    @inlinable
-    public func onCancel(_ body: @escaping @Sendable () -> Void) {
-      future.register(.cancel(body))
-    }
-  }
-}
-
-extension Future.Resolver where Value == Void {
-  /// Resolves a `Void` future.
-  ///
-  /// - Returns: `true` if this call settled the future, `false` if it had already settled.
-  @inlinable
-  @discardableResult
-  public func resolve() -> Bool {
-    resolve(())
   }
 }

@@ -1,6 +1,6 @@
 /// One registered callback, tagged with the outcomes it wants.
 ///
-/// Storing the user's closure together with a tag, instead of wrapping every `then` body in an
+/// Storing the user's closure together with a tag, instead of wrapping every `whenSuccess` body in an
 /// `(Outcome) -> Void` closure, saves one allocation per observer: the closure the caller wrote is the
 /// closure we keep.
 @usableFromInline

@@ -10,7 +10,7 @@
 ///
 /// A future that can never succeed or fail is settled as cancelled (so nothing waits forever) and reported
 /// with the place it was created: one whose ``Future/Resolver`` was released while it was pending (a code path
-/// forgot to settle it), and one made by `flatMap` or `recover` whose closure returned that very future
+/// forgot to settle it), and one made by `flatMap` or `flatMapError` whose closure returned that very future
 /// (it would wait on itself forever, as Promises/A+ 2.3.1 forbids).
 ///
 /// ```swift
@@ -24,7 +24,7 @@ public enum FutureDiagnostics {
     public enum Reason: Sendable, Hashable {
       /// Its resolver was released while it was pending.
       case resolverReleased
-      /// The closure of the `flatMap` or `recover` that made it returned the future itself.
+      /// The closure of the `flatMap` or `flatMapError` that made it returned the future itself.
       case followedItself
     }
 

@@ -9,7 +9,7 @@ import Synchronization
 ///
 /// ```swift
 /// let viewToken = InvalidationToken()
-/// controller.send(.next).then(on: .mainActor, viewToken.wrap { state in
+/// controller.send(.next).whenSuccess(on: .mainActor, viewToken.wrap { state in
 ///   MainActor.assumeIsolated { view.render(state) }
 /// })
 /// // when the view closes:

@@ -16,7 +16,8 @@ import Synchronization
 /// let count = Lock(0)
 /// count.withLock { $0 += 1 }
 /// ```
-public struct Lock<Value: ~Copyable>: ~Copyable {
+@usableFromInline
+package struct Lock<Value: ~Copyable>: ~Copyable {
   @usableFromInline
   let mutex: Mutex<Value>
 
@@ -25,14 +26,14 @@ public struct Lock<Value: ~Copyable>: ~Copyable {
 
   /// A lock protecting `value`.
   @inlinable
-  public init(_ value: consuming sending Value) {
+  package init(_ value: consuming sending Value) {
     mutex = Mutex(value)
   }
 
   /// Runs `body` with the protected value, holding the lock, and returns what it returns (or throws what it
   /// throws).
   @inlinable
-  public borrowing func withLock<Result: ~Copyable, Failure: Error>(
+  package borrowing func withLock<Result: ~Copyable, Failure: Error>(
     _ body: (inout sending Value) throws(Failure) -> sending Result
   ) throws(Failure) -> sending Result {
     try mutex.withLock { (value: inout sending Value) throws(Failure) -> sending Result in

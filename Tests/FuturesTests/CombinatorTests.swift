@@ -91,14 +91,14 @@ struct CombinatorTests {
     #expect(Future<Int, TestError>.cancelled().recover { _ in 0 }.outcome == .cancelled)
   }
 
-  @Test("recover with a future collapses, and may change the error type")
-  func recoverWithFuture() {
+  @Test("flatMapError collapses, and may change the error type")
+  func flatMapErrorFollowsTheFallback() {
     let (fallback, fallbackResolver) = Future<Int, WrappedError>.pending()
-    let recovered: Future<Int, WrappedError> = Future<Int, TestError>.rejected(.boom).recover { _ in fallback }
+    let recovered: Future<Int, WrappedError> = Future<Int, TestError>.rejected(.boom).flatMapError { _ in fallback }
     #expect(recovered.outcome == nil)
     fallbackResolver.resolve(9)
     #expect(recovered.outcome == .success(9))
-    let passed = Future<Int, TestError>.resolved(1).recover { _ in Future<Int, WrappedError>.resolved(0) }
+    let passed = Future<Int, TestError>.resolved(1).flatMapError { _ in Future<Int, WrappedError>.resolved(0) }
     #expect(passed.outcome == .success(1))
   }
 
@@ -215,7 +215,7 @@ struct CombinatorTests {
     let order = Recorder<String>()
     let (future, resolver) = Future<Int, TestError>.pending()
     let after = future.finally { order.record("cleanup") }
-    after.then { _ in order.record("next") }
+    after.whenSuccess { _ in order.record("next") }
     resolver.resolve(1)
     #expect(order.all == ["cleanup", "next"])
     #expect(after.outcome == .success(1))

@@ -129,7 +129,7 @@ struct GuideExamplesTests {
     let decoded =
       file
       .flatMap { _ in Future<Int, LookupError>.rejected(.notFound) }
-      .finally { file.then { handle in handle.close() } }
+      .finally { file.whenSuccess { handle in handle.close() } }
     #expect(await decoded.settled == .failure(.notFound))
     #expect(handle.closed.value == 1)
   }

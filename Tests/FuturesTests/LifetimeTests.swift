@@ -7,10 +7,10 @@ struct LifetimeTests {
   /// Registers one observer of each kind, each capturing its own tracked object.
   private func observeWithTrackedCaptures(_ future: Future<Int, TestError>) -> [() -> Tracked?] {
     let captured = (0..<4).map { _ in Tracked() }
-    future.then { [captured] _ in _ = captured[0] }
-    future.catch { [captured] _ in _ = captured[1] }
+    future.whenSuccess { [captured] _ in _ = captured[0] }
+    future.whenFailure { [captured] _ in _ = captured[1] }
     future.onCancel { [captured] in _ = captured[2] }
-    future.always { [captured] _ in _ = captured[3] }
+    future.whenComplete { [captured] _ in _ = captured[3] }
     return captured.map { object in { [weak object] in object } }
   }
 
@@ -32,11 +32,11 @@ struct LifetimeTests {
     let (future, resolver) = Future<Int, TestError>.pending()
     let first: WeakReference<Tracked> = {
       let tracked = Tracked()
-      future.then { _ in _ = tracked }
+      future.whenSuccess { _ in _ = tracked }
       return WeakReference(tracked)
     }()
     let stillAliveInSecond = Recorder<Bool>()
-    future.then { _ in stillAliveInSecond.record(first.object != nil) }
+    future.whenSuccess { _ in stillAliveInSecond.record(first.object != nil) }
     resolver.resolve(1)
     #expect(stillAliveInSecond.all == [false])
   }

@@ -43,13 +43,13 @@ struct MisuseTests {
     #expect(released == nil, "a future that waited on itself would keep itself alive")
   }
 
-  @Test("recover whose closure returns the future it produces is cancelled and reported")
-  func recoverReturningItself() {
+  @Test("flatMapError whose closure returns the future it produces is cancelled and reported")
+  func flatMapErrorReturningItself() {
     UnresolvedReports.install()
     let slot = Slot<Future<Int, TestError>>()
     let (root, resolver) = Future<Int, TestError>.pending()
     let line = #line + 1
-    let recovered = root.recover { _ in slot.value! }
+    let recovered = root.flatMapError { _ in slot.value! }
     slot.value = recovered
     resolver.reject(.boom)
     #expect(recovered.outcome == .cancelled)
@@ -69,10 +69,10 @@ struct MisuseTests {
       running.subtract(1, ordering: .acquiringAndReleasing)
       ran.add(1, ordering: .relaxed)
     }
-    for _ in 0..<10 { future.then(body) }
+    for _ in 0..<10 { future.whenSuccess(body) }
     await onDedicatedThreads(4) { thread in
       if thread == 0 { resolver.resolve(1) }
-      for _ in 0..<50 { future.then(body) }
+      for _ in 0..<50 { future.whenSuccess(body) }
     }
     #expect(ran.load(ordering: .relaxed) == 210)
     #expect(overlaps.load(ordering: .relaxed) == 0)
@@ -84,7 +84,7 @@ struct MisuseTests {
     // queue runs the callbacks side by side (BrightFutures' test of the same name saw 15 of 20 overlap).
     let queue = DispatchQueue(label: "misuse.concurrent", attributes: .concurrent)
     let handedOver = Recorder<Int>()
-    let executor = Executor { job in job() }
+    let executor = ExecutionContext { job in job() }
     let (future, resolver) = Future<Int, TestError>.pending()
     let running = Atomic(0)
     let maximum = Atomic(0)
@@ -95,8 +95,8 @@ struct MisuseTests {
     let done = DispatchGroup()
     for index in 0..<20 {
       done.enter()
-      future.then(on: executor) { _ in handedOver.record(index) }
-      future.then(on: .queue(queue)) { _ in
+      future.whenSuccess(on: executor) { _ in handedOver.record(index) }
+      future.whenSuccess(on: .queue(queue)) { _ in
         let now = running.add(1, ordering: .acquiringAndReleasing).newValue
         maximum.max(now, ordering: .relaxed)
         if now > 1 {

@@ -42,7 +42,7 @@ struct SemanticsTests {
     // The callbacks saw one outcome each, once.
     let seen = Recorder<Outcome<Int, TestError>>()
     let (observed, observedBy) = Future<Int, TestError>.pending()
-    observed.always { seen.record($0) }
+    observed.whenComplete { seen.record($0) }
     observedBy.resolve(7)
     observedBy.reject(.boom)
     observed.cancel()
@@ -55,36 +55,36 @@ struct SemanticsTests {
     let (future, resolver) = Future<Int, TestError>.pending()
     let other = Future<Int, TestError>.resolved(0)
 
-    future.then { _ in
+    future.whenSuccess { _ in
       order.record("A")
       // Registered on this future while it settles: runs after everything registered before it.
-      future.then { _ in order.record("F") }
+      future.whenSuccess { _ in order.record("F") }
       // Registered on another, settled future from inside a callback: right after this callback returns.
-      other.then { _ in order.record("G") }
+      other.whenSuccess { _ in order.record("G") }
       order.record("A-end")
     }
-    future.always { _ in order.record("B") }
-    future.catch { _ in order.record("never: catch") }
+    future.whenComplete { _ in order.record("B") }
+    future.whenFailure { _ in order.record("never: catch") }
     future.onCancel { order.record("never: onCancel") }
-    future.then { _ in order.record("E") }
+    future.whenSuccess { _ in order.record("E") }
 
     #expect(resolver.resolve(1))
     // Everything ran before the outermost call returned.
     #expect(order.all == ["A", "A-end", "G", "B", "E", "F"])
 
-    // Registered after settling, from outside any callback: runs before `then` returns.
-    future.then { _ in order.record("H") }
+    // Registered after settling, from outside any callback: runs before `whenSuccess` returns.
+    future.whenSuccess { _ in order.record("H") }
     #expect(order.all.last == "H")
 
     // Each observer kind runs only for its outcomes.
     let kinds = Recorder<String>()
     let (failing, failingBy) = Future<Int, TestError>.pending()
-    failing.then { _ in kinds.record("then") }.catch { _ in kinds.record("catch") }
-      .onCancel { kinds.record("onCancel") }.always { _ in kinds.record("always") }
+    failing.whenSuccess { _ in kinds.record("then") }.whenFailure { _ in kinds.record("catch") }
+      .onCancel { kinds.record("onCancel") }.whenComplete { _ in kinds.record("always") }
     failingBy.reject(.boom)
     let (cancelled, cancelledResolver) = Future<Int, TestError>.pending()
-    cancelled.then { _ in kinds.record("then") }.catch { _ in kinds.record("catch") }
-      .onCancel { kinds.record("onCancel") }.always { _ in kinds.record("always") }
+    cancelled.whenSuccess { _ in kinds.record("then") }.whenFailure { _ in kinds.record("catch") }
+      .onCancel { kinds.record("onCancel") }.whenComplete { _ in kinds.record("always") }
     #expect(cancelled.cancel())
     withExtendedLifetime(cancelledResolver) {}
     #expect(kinds.all == ["catch", "always", "onCancel", "always"])
@@ -105,7 +105,7 @@ struct SemanticsTests {
 
     // What the transform settles runs once the transform has returned, as after any callback.
     let (other, otherResolver) = Future<Int, TestError>.pending()
-    other.then { _ in order.record("settled by the transform") }
+    other.whenSuccess { _ in order.record("settled by the transform") }
     _ = settled.map { value -> Int in
       otherResolver.resolve(value)
       order.record("transform returns")
@@ -117,7 +117,7 @@ struct SemanticsTests {
     _ = settled.map { value -> Int in
       let group = DispatchGroup()
       DispatchQueue.global().async(group: group) {
-        settled.then { _ in order.record("registered by another thread") }
+        settled.whenSuccess { _ in order.record("registered by another thread") }
       }
       group.wait()
       order.record("second transform returns")
@@ -127,7 +127,7 @@ struct SemanticsTests {
 
     // From inside another callback: right after that callback returns.
     let (outer, outerResolver) = Future<Int, TestError>.pending()
-    outer.then { _ in
+    outer.whenSuccess { _ in
       _ = settled.map { value -> Int in
         order.record("nested transform")
         return value
@@ -149,15 +149,15 @@ struct SemanticsTests {
     let log = Recorder<String>()
     let derived = future.map { $0 + 1 }
 
-    future.then { value in
+    future.whenSuccess { value in
       // Read the state, register on the same future, cancel it (too late), settle another future whose
       // callbacks come back to this one, and cancel a derived future: all from inside a callback.
       #expect(future.outcome == .success(value))
       #expect(future.isSettled)
       #expect(!future.cancel())
-      future.always { _ in log.record("same future, nested") }
-      second.then { _ in
-        future.then { _ in log.record("back to the first") }
+      future.whenComplete { _ in log.record("same future, nested") }
+      second.whenSuccess { _ in
+        future.whenSuccess { _ in log.record("back to the first") }
         log.record("second")
       }
       #expect(secondResolver.resolve(value))
@@ -171,7 +171,7 @@ struct SemanticsTests {
       holder.withLock { $0 = resolver }
       return future
     }()
-    future.then { _ in holder.withLock { $0 = nil } }
+    future.whenSuccess { _ in holder.withLock { $0 = nil } }
     UnresolvedReports.install()
 
     #expect(resolver.resolve(1))
@@ -211,8 +211,8 @@ struct SemanticsTests {
     do {
       let tracked = Tracked()
       captured = tracked
-      future.then { _ in _ = tracked }
-      future.catch { _ in _ = tracked }
+      future.whenSuccess { _ in _ = tracked }
+      future.whenFailure { _ in _ = tracked }
     }
     #expect(captured != nil)
     resolver.resolve(1)
@@ -227,9 +227,9 @@ struct SemanticsTests {
       weakResolver = resolver
       let tracked = Tracked()
       releasedWithThen = tracked
-      future.then { _ in _ = tracked }
+      future.whenSuccess { _ in _ = tracked }
       future.onCancel { outcomes.record("onCancel") }
-      future.always { outcomes.record("always \($0.isCancelled)") }
+      future.whenComplete { outcomes.record("always \($0.isCancelled)") }
       return future
     }()
     #expect(weakResolver == nil, "the future must not keep its resolver alive")
@@ -332,7 +332,7 @@ struct SemanticsTests {
       _ = future.map { $0 }.flatMap { .resolved($0) }.timeout(.seconds(1), clock: clock, error: .timedOut)
       _ = future.delay(.seconds(1), clock: clock)
       _ = Future.all([future, future])
-      future.then { _ in }
+      future.whenSuccess { _ in }
       returned.increment()
     }
     #expect(await eventually { returned.value == 1 })
@@ -341,7 +341,7 @@ struct SemanticsTests {
     // Callbacks on the default executor run on the settling thread, whichever it is.
     let settlingThread = Mutex<pthread_t?>(nil)
     let callbackThread = Mutex<pthread_t?>(nil)
-    future.then { _ in callbackThread.withLock { $0 = pthread_self() } }
+    future.whenSuccess { _ in callbackThread.withLock { $0 = pthread_self() } }
     await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
       DispatchQueue(label: "settler").async {
         settlingThread.withLock { $0 = pthread_self() }

@@ -116,7 +116,7 @@ struct StackSafetyTests {
       for _ in 0..<Self.length {
         chain = chain.map { $0 + 1 }
       }
-      chain.always { tailOutcome.record($0) }
+      chain.whenComplete { tailOutcome.record($0) }
       let tail = WeakReference(chain)
       _ = consume chain
       _ = consume root
@@ -134,7 +134,7 @@ struct StackSafetyTests {
       let (root, resolver) = Future<Int, TestError>.pending()
       let delivered = Counter()
       for _ in 0..<Self.depth {
-        root.map { $0 + 1 }.then { _ in delivered.increment() }
+        root.map { $0 + 1 }.whenSuccess { _ in delivered.increment() }
       }
       resolver.resolve(0)
       return delivered.value

@@ -53,7 +53,7 @@ struct StressTests {
     for _ in 0..<chunks {
       let rounds = (0..<chunk).map { _ in Round() }
       for round in rounds {
-        round.future.always { [round] in round.observe($0, late: false) }
+        round.future.whenComplete { [round] in round.observe($0, late: false) }
       }
       await onDedicatedThreads(threads) { thread in
         for (index, round) in rounds.enumerated() {
@@ -62,7 +62,7 @@ struct StressTests {
           case 0: if round.resolver.resolve(1) { round.won(1) }
           case 1: if round.resolver.reject(.boom) { round.won(2) }
           case 2: if round.future.cancel() { round.won(3) }
-          default: round.future.always { [round] in round.observe($0, late: true) }
+          default: round.future.whenComplete { [round] in round.observe($0, late: true) }
           }
         }
       }
@@ -88,7 +88,7 @@ struct StressTests {
           return
         }
         for index in 0..<perThread {
-          future.then { _ in seen.record((thread, index)) }
+          future.whenSuccess { _ in seen.record((thread, index)) }
         }
       }
       let events = seen.all
@@ -110,7 +110,7 @@ struct StressTests {
         if thread == 0 {
           resolver.resolve(1)
         } else {
-          future.then { _ in delivered.increment() }
+          future.whenSuccess { _ in delivered.increment() }
         }
       }
     }
@@ -123,7 +123,7 @@ struct StressTests {
     let sources = (0..<count).map { _ in Future<Int, TestError>.pending() }
     let derived = sources.map { $0.future.map { $0 + 1 } }
     let settledDerived = Counter()
-    for future in derived { future.always { _ in settledDerived.increment() } }
+    for future in derived { future.whenComplete { _ in settledDerived.increment() } }
     await onDedicatedThreads(2) { thread in
       for index in 0..<count {
         if thread == 0 {

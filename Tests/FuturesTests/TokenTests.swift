@@ -82,9 +82,9 @@ struct TokenTests {
     let token = InvalidationToken()
     let (future, resolver) = Future<Int, TestError>.pending()
     let seen = Recorder<String>()
-    future.then(token.wrap { _ in seen.record("ui") })
+    future.whenSuccess(token.wrap { _ in seen.record("ui") })
     future.onCancel(token.wrap { seen.record("ui cancel") })
-    future.then { _ in seen.record("model") }
+    future.whenSuccess { _ in seen.record("model") }
     #expect(token.isValid)
     token.invalidate()
     #expect(!token.isValid)
@@ -97,9 +97,9 @@ struct TokenTests {
   func invalidationCheckedOnExecutor() {
     let token = InvalidationToken()
     let jobs = Recorder<@Sendable () -> Void>()
-    let queued = Executor { job in jobs.record(job) }
+    let queued = ExecutionContext { job in jobs.record(job) }
     let seen = Counter()
-    Future<Int, TestError>.resolved(1).then(on: queued, token.wrap { _ in seen.increment() })
+    Future<Int, TestError>.resolved(1).whenSuccess(on: queued, token.wrap { _ in seen.increment() })
     #expect(jobs.all.count == 1)
     token.invalidate()
     for job in jobs.all { job() }

@@ -46,7 +46,7 @@ import Testing
     let play = caller.sync { () -> Future<PlayerState, PlayerError> in
       threads.withLock { $0["caller"] = pthread_self() }
       let play = h.controller.play()
-      play.always { _ in threads.withLock { $0["callback"] = pthread_self() } }
+      play.whenComplete { _ in threads.withLock { $0["callback"] = pthread_self() } }
       h.output.releaseHeld()
       return play
     }

@@ -30,7 +30,7 @@ func now() -> UInt64 {
 func timed(_ command: PlayerCommand, on controller: PlayerController) async -> UInt64? {
   let settledAt = Atomic<UInt64>(0)
   let started = now()
-  let future = controller.send(command).always { _ in settledAt.store(now(), ordering: .releasing) }
+  let future = controller.send(command).whenComplete { _ in settledAt.store(now(), ordering: .releasing) }
   guard case .success = await future.settled else { return nil }
   return settledAt.load(ordering: .acquiring) - started
 }

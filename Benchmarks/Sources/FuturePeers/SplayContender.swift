@@ -12,7 +12,7 @@ public struct SplayContender: FutureContender {
     let tally = Tally()
     for index in 0..<count {
       let (future, resolver) = Future<Int, Never>.pending()
-      future.then { tally.add($0) }
+      future.whenSuccess { tally.add($0) }
       resolver.resolve(index)
     }
     return tally.total
@@ -24,7 +24,7 @@ public struct SplayContender: FutureContender {
       future = future.map { $0 &+ 1 }
     }
     let tally = Tally()
-    future.then { tally.add($0) }
+    future.whenSuccess { tally.add($0) }
     return tally.total
   }
 
@@ -32,7 +32,7 @@ public struct SplayContender: FutureContender {
     let tally = Tally()
     let (future, resolver) = Future<Int, Never>.pending()
     for _ in 0..<count {
-      future.then { tally.add($0) }
+      future.whenSuccess { tally.add($0) }
     }
     resolver.resolve(1)
     return tally.total
@@ -58,14 +58,14 @@ public struct SplayContender: FutureContender {
       future = future.map { $0 &+ 1 }
     }
     let tally = Tally()
-    future.then { tally.add($0) }
+    future.whenSuccess { tally.add($0) }
     resolver.resolve(0)
     return tally.total
   }
 
   public func makePending(observer: Tally) -> Pending {
     let (future, resolver) = Future<Int, Never>.pending()
-    future.then { observer.add($0) }
+    future.whenSuccess { observer.add($0) }
     return (future, resolver)
   }
 
@@ -79,7 +79,7 @@ public struct SplayContender: FutureContender {
     let delivered: DeliveryCounter
 
     func register(_ index: Int) {
-      futures[index].then { [delivered] _ in delivered.increment() }
+      futures[index].whenSuccess { [delivered] _ in delivered.increment() }
     }
 
     func resolve(_ index: Int) {

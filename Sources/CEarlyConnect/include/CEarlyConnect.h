@@ -1,6 +1,20 @@
 #ifndef SPLAY_CEARLYCONNECT_H
 #define SPLAY_CEARLYCONNECT_H
 
+/// What `splay` starts before its arguments are parsed, decided once from the raw arguments.
+enum {
+  /// Nothing: not `play`, no operand, or an option that names an output or asks for help.
+  SPLAY_EARLY_NOTHING = 0,
+  /// Connect, and prepare the first file's stream corked: the parsed command decides whether it plays.
+  SPLAY_EARLY_PREPARE = 1,
+  /// Connect, prepare, and start playing once the first audio is in: `play` with file operands and no option
+  /// but `--json` and `--loop`.
+  SPLAY_EARLY_PLAY = 2,
+};
+
+/// The mode the arguments asked for (one of the values above); the same all through the process's life.
+int splay_early_start_mode(void);
+
 /// Whether this process began connecting to the sound server before `main` (see early_connect.c): it does for
 /// `splay play` with arguments that name no output and ask for no help, and only then.
 int splay_early_connection_began(void);

@@ -1,7 +1,6 @@
 import ArgumentParser
 import Futures
 import PlayerCore
-import Synchronization
 
 /// `splay play FILE...`: plays files in order, with a live view on a terminal or JSON lines otherwise.
 struct PlayCommand: AsyncParsableCommand {
@@ -117,7 +116,7 @@ struct PlayCommand: AsyncParsableCommand {
     let interactive = !json && Console.stdoutIsTerminal && session.simulated == nil
     let view: any PlaybackView =
       interactive ? TerminalView(controller: controller, onQuit: { finish.resolve(controller.state) }) : JSONLinesView()
-    let damaged = Mutex<Set<String>>([])
+    let damaged = Lock<Set<String>>([])
     let observation = controller.observe { state in
       view.show(state)
       // A damaged file plays as far as its audio goes: said once, when it starts.
@@ -179,7 +178,7 @@ struct PlayCommand: AsyncParsableCommand {
 /// Files that could not be played: on stderr until a live view takes over, then in the view (which lists them
 /// all again when it closes).
 final class SkipReports: Sendable {
-  private let state = Mutex<(view: (any PlaybackView)?, messages: [String])>((nil, []))
+  private let state = Lock<(view: (any PlaybackView)?, messages: [String])>((nil, []))
 
   /// Reports one file, on stderr or in the view.
   func report(_ message: String) {

@@ -6,7 +6,6 @@ import Glibc
 import NIOCore
 import NIOPosix
 import PlayerCore
-import Synchronization
 
 /// `splay serve`: a player controlled over a Unix socket with JSON lines (docs/protocol.md).
 struct ServeCommand: AsyncParsableCommand {
@@ -42,7 +41,7 @@ struct ServeCommand: AsyncParsableCommand {
     // confirmation then becomes a reply without waking another thread (opening files stays off it).
     let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
     let loop = group.next()
-    let session = outputOptions.makeSession(answers: Executor { job in loop.execute(job) }) { error in
+    let session = outputOptions.makeSession(answers: ExecutionContext { job in loop.execute(job) }) { error in
       Console.error(error.message)
     }
     let (quit, quitResolver) = Future<Void, Never>.pending()
@@ -103,11 +102,11 @@ struct ServeCommand: AsyncParsableCommand {
 final class SimulatedTicker: Sendable {
   private let clock: VirtualClock
   // Dispatch sources are not Sendable; the lock makes start and stop safe from any thread.
-  private let timer: Mutex<any DispatchSourceTimer>
+  private let timer: Lock<any DispatchSourceTimer>
 
   init(clock: VirtualClock) {
     self.clock = clock
-    timer = Mutex(DispatchSource.makeTimerSource(queue: DispatchQueue(label: "splay.ticker")))
+    timer = Lock(DispatchSource.makeTimerSource(queue: DispatchQueue(label: "splay.ticker")))
   }
 
   func start() {

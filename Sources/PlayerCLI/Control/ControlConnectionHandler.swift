@@ -191,7 +191,7 @@ final class ControlConnectionHandler: ChannelDuplexHandler {
     inFlight += 1
     let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
     let eventLoop = context.eventLoop
-    future.always { outcome in
+    future.whenComplete { outcome in
       let message: ControlMessage
       switch outcome {
       case .success(let state): message = .success(id: id, state: state, skipped: skipped)

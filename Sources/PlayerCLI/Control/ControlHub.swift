@@ -1,5 +1,5 @@
+import Futures
 import PlayerCore
-import Synchronization
 
 /// What every connection of one control server shares: the controller, the client count, the quit request.
 final class ControlHub: Sendable {
@@ -11,7 +11,7 @@ final class ControlHub: Sendable {
 
   let controller: PlayerController
   let maximumClients: Int
-  private let clients = Mutex(0)
+  private let clients = Lock(0)
   private let onQuit: @Sendable () -> Void
 
   init(controller: PlayerController, maximumClients: Int, onQuit: @escaping @Sendable () -> Void) {

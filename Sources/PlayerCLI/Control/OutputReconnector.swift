@@ -3,7 +3,6 @@ import FoundationEssentials
 import Futures
 import Glibc
 import PlayerCore
-import Synchronization
 
 /// Brings a served player back after its audio server went away, without waiting for a client's command.
 ///
@@ -36,7 +35,7 @@ final class OutputReconnector: Sendable {
   private let controller: PlayerController
   private let backoff: Backoff
   private let report: @Sendable (String) -> Void
-  private let state = Mutex(State())
+  private let state = Lock(State())
   private let queue = DispatchQueue(label: "splay.reconnect")
 
   /// A reconnector for `controller` that tells `report` (one line each) when the server was lost and when it
@@ -83,7 +82,7 @@ final class OutputReconnector: Sendable {
 
   private func attempt() {
     guard state.withLock({ !$0.stopped }) else { return }
-    controller.recover().always { [weak self] outcome in
+    controller.recover().whenComplete { [weak self] outcome in
       guard let self else { return }
       switch outcome {
       case .success(let recovered):

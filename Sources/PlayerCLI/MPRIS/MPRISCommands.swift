@@ -17,7 +17,8 @@ enum MPRISCommands {
     let (future, resolver) = Future<PlayerState, PlayerError>.pending()
     DispatchQueue.global(qos: .userInitiated).async {
       switch TrackListExpander().expand(first).command {
-      case .success(let command): chain(controller.send(command), rest, controller).always { resolver.settle(with: $0) }
+      case .success(let command):
+        chain(controller.send(command), rest, controller).whenComplete { resolver.settle(with: $0) }
       case .failure(let error): resolver.reject(error)
       }
     }

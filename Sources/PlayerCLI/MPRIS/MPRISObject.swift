@@ -188,7 +188,7 @@ final class MPRISObject {
       case .seek, .setPosition: seek = true
       default: seek = false
       }
-      MPRISCommands.send(commands, to: controller).always { [mailbox] outcome in
+      MPRISCommands.send(commands, to: controller).whenComplete { [mailbox] outcome in
         mailbox.post(.settled(call: id, outcome, seek: seek))
       }
     }

@@ -49,7 +49,7 @@ struct OutputOptions: ParsableArguments {
   /// takes up the output's answers (``ControllerConfiguration/answers``; its own queue by default). `pulse` is
   /// an output already made for ``pulseConfiguration`` (``EarlyStart``); otherwise one is made here.
   func makeSession(
-    decoders: any AudioDecoderFactory = StandardDecoderFactory(), answers: Executor? = nil,
+    decoders: any AudioDecoderFactory = StandardDecoderFactory(), answers: ExecutionContext? = nil,
     pulse: PulseOutput? = nil, onSkipped: (@Sendable (PlayerError) -> Void)? = nil
   ) -> PlayerSession {
     let deadline = Duration.nanoseconds(Int64(self.deadline * 1e9))

@@ -1,7 +1,7 @@
 import Dispatch
 import FoundationEssentials
+import Futures
 import Glibc
-import Synchronization
 
 /// Puts the terminal in raw mode and guarantees it is restored: on `restore()`, on SIGINT/SIGTERM/SIGHUP, and
 /// at exit.
@@ -11,7 +11,7 @@ final class RawTerminal: Sendable {
     var attributes: termios
   }
 
-  private static let saved = Mutex<Saved?>(nil)
+  private static let saved = Lock<Saved?>(nil)
 
   /// Enters raw mode (no echo, no line buffering, no signal keys: Ctrl-C arrives as a byte) and hides the cursor.
   static func enter() {

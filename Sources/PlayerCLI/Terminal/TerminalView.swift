@@ -3,7 +3,6 @@ import FoundationEssentials
 import Futures
 import Glibc
 import PlayerCore
-import Synchronization
 
 /// The live one-screen view of `splay play`: state, track, progress, volume, queue, pending command, keys.
 ///
@@ -31,17 +30,17 @@ final class TerminalView: PlaybackView {
 
   private let controller: PlayerController
   private let onQuit: @Sendable () -> Void
-  private let screen = Mutex(Screen())
+  private let screen = Lock(Screen())
   private let renderQueue = DispatchQueue(label: "splay.view")
   // Dispatch sources are not Sendable; the lock makes their few uses (start, cancel) safe from any thread.
-  private let timer: Mutex<any DispatchSourceTimer>
-  private let signals: Mutex<[any DispatchSourceSignal]>
+  private let timer: Lock<any DispatchSourceTimer>
+  private let signals: Lock<[any DispatchSourceSignal]>
 
   init(controller: PlayerController, onQuit: @escaping @Sendable () -> Void) {
     self.controller = controller
     self.onQuit = onQuit
-    timer = Mutex(DispatchSource.makeTimerSource(queue: renderQueue))
-    signals = Mutex(
+    timer = Lock(DispatchSource.makeTimerSource(queue: renderQueue))
+    signals = Lock(
       [SIGINT, SIGTERM, SIGHUP, SIGWINCH].map { DispatchSource.makeSignalSource(signal: $0, queue: .global()) })
   }
 
@@ -134,7 +133,7 @@ final class TerminalView: PlaybackView {
     }
     // The pause settles within the deadline whatever the server does.
     if controller.state.status == .playing {
-      controller.pause().always { _ in stop() }
+      controller.pause().whenComplete { _ in stop() }
     } else {
       stop()
     }
@@ -202,7 +201,7 @@ final class TerminalView: PlaybackView {
       }
     }
     renderQueue.async { [weak self] in self?.render() }
-    controller.send(command).always { [weak self] outcome in
+    controller.send(command).whenComplete { [weak self] outcome in
       guard let self else { return }
       screen.withLock { s in
         s.pending = nil

@@ -15,12 +15,12 @@ public struct ControllerConfiguration: Sendable {
   /// at a time, in order, and never in the call (a serial queue, an event loop): `splay serve` passes its
   /// event loop, so that a confirmation becomes a reply on the socket's thread without a further hand-over.
   /// Work that may block (opening a file) stays on the controller's queue.
-  public var answers: Executor?
+  public var answers: ExecutionContext?
 
   /// Creates a configuration.
   public init(
     deadline: Duration = .seconds(3), clock: any Clock<Duration> = ContinuousClock(),
-    onTrackSkipped: (@Sendable (PlayerError) -> Void)? = nil, answers: Executor? = nil
+    onTrackSkipped: (@Sendable (PlayerError) -> Void)? = nil, answers: ExecutionContext? = nil
   ) {
     self.deadline = deadline
     self.clock = clock

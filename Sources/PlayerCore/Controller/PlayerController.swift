@@ -58,7 +58,7 @@ public final class PlayerController: Sendable {
   private let configuration: ControllerConfiguration
   private let queue = DispatchQueue(label: "splay.controller")
   /// Where answers of the output are taken up (``ControllerConfiguration/answers``, or `queue`).
-  private let answers: Executor
+  private let answers: ExecutionContext
   private let answersOnQueue: Bool
   private let onContinuousClock: Bool
   private let core: Lock<Core>
@@ -153,8 +153,8 @@ public final class PlayerController: Sendable {
     }
     let work = perform(step, for: command.name)
     if !work.isSettled { resolver.onCancel { work.cancel() } }
-    work.always(on: answers) { [self] outcome in
-      if settle(step, command: command.name, outcome: outcome, resolver: resolver) == .done { goOn() }
+    work.whenComplete(on: answers) { [self] outcome in
+      if finishStep(step, command: command.name, outcome: outcome, resolver: resolver) == .done { goOn() }
     }
   }
 
@@ -260,7 +260,7 @@ public final class PlayerController: Sendable {
 
   /// The last job: closes the output stream and ends the state streams.
   private func closeOutput(_ resolver: Future<Void, PlayerError>.Resolver) {
-    output.close().always { [observers] _ in
+    output.close().whenComplete { [observers] _ in
       observers.finish()
       resolver.resolve()
     }
@@ -371,7 +371,7 @@ public final class PlayerController: Sendable {
     _ future: Future<T, PlayerError>, _ body: @escaping @Sendable (Outcome<T, PlayerError>) -> Progress
   ) -> Progress {
     if let outcome = future.outcome { return body(outcome) }
-    future.always(on: answers) { [self] outcome in
+    future.whenComplete(on: answers) { [self] outcome in
       if body(outcome) == .done { goOn() }
     }
     return .waiting
@@ -404,7 +404,7 @@ public final class PlayerController: Sendable {
     }
     let work = perform(step, for: "reconnect")
     return whenSettled(work) { [self] outcome in
-      settle(step, command: "reconnect", outcome: outcome, resolver: resolver)
+      finishStep(step, command: "reconnect", outcome: outcome, resolver: resolver)
     }
   }
 
@@ -443,7 +443,7 @@ public final class PlayerController: Sendable {
       let work = perform(step, for: command.name)
       if !work.isSettled { resolver.onCancel { work.cancel() } }
       return whenSettled(work) { [self] outcome in
-        settle(step, command: command.name, outcome: outcome, resolver: resolver)
+        finishStep(step, command: command.name, outcome: outcome, resolver: resolver)
       }
     }
   }
@@ -466,11 +466,11 @@ public final class PlayerController: Sendable {
   /// opened is reported and skipped; when none is left, the queue has ended. `failures` counts the tracks
   /// skipped on the way, so that a repeated queue of files that all fail ends after one round.
   private func advance(_ step: OutputStep, failures: Int = 0) -> Progress {
-    perform(step, for: "next").always(on: answers) { [self] outcome in
+    perform(step, for: "next").whenComplete(on: answers) { [self] outcome in
       guard case .failure(let error) = outcome, error.isFileError,
         case .open(let queue, let index, _, let then) = step, !core.withLock({ $0.closed })
       else {
-        if settle(step, command: "next", outcome: outcome, resolver: nil) == .done { goOn() }
+        if finishStep(step, command: "next", outcome: outcome, resolver: nil) == .done { goOn() }
         return
       }
       configuration.onTrackSkipped?(error)
@@ -487,7 +487,7 @@ public final class PlayerController: Sendable {
   }
 
   /// Applies the outcome of a step and settles the command's future.
-  private func settle(
+  private func finishStep(
     _ step: OutputStep, command: String, outcome: Outcome<StepResult, PlayerError>,
     resolver: Future<PlayerState, PlayerError>.Resolver?
   ) -> Progress {

@@ -103,7 +103,7 @@ public protocol AudioOutput: AnyObject, Sendable {
   /// queue or event loop), so that an answer from the server reaches the consumer with one thread wake-up
   /// instead of two; called once, before the first `open`. The executor must hand jobs to another thread, not
   /// run them in the call. Outputs that answer in the call ignore it.
-  func deliver(on executor: Executor)
+  func deliver(on executor: ExecutionContext)
 
   /// Whether ``prepareNext(_:following:)`` can make tracks follow each other without a gap; when false the
   /// controller does not open the next track before the current one has finished.
@@ -120,7 +120,7 @@ public protocol AudioOutput: AnyObject, Sendable {
 
 extension AudioOutput {
   /// Outputs that answer in the call have nothing to deliver later.
-  public func deliver(on executor: Executor) {}
+  public func deliver(on executor: ExecutionContext) {}
 
   /// Outputs that do not implement gapless playback play one stream per track.
   public var playsGapless: Bool { false }

@@ -62,7 +62,7 @@ struct CommandStorm {
           let future = controller.send(command(using: &rng))
           local.sent += 1
           batch += 1
-          future.always { outcome in
+          future.whenComplete { outcome in
             totals.withLock { total in
               total.settled += 1
               if case .success = outcome { total.succeeded += 1 }

@@ -60,7 +60,7 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
   private let settleQueue = DispatchQueue(label: "splay.pulse.settle")
   /// Where futures settle and events are reported: the consumer's executor, when it gave one
   /// (``deliver(on:)``), `settleQueue` otherwise.
-  private let delivery = Lock<Executor?>(nil)
+  private let delivery = Lock<ExecutionContext?>(nil)
   private let decodeQueue = DispatchQueue(label: "splay.pulse.decode", qos: .userInitiated)
   private let handler = Lock<(@Sendable (OutputEvent) -> Void)?>(nil)
   private let fillScheduled = Atomic<Bool>(false)
@@ -234,7 +234,7 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
       return prepared
     }
     guard let entry = made else { return .cancelled() }
-    cleared?.always { [self] outcome in
+    cleared?.whenComplete { [self] outcome in
       let record = {
         if case .success = outcome { entry.start = .cleared } else { entry.start = .refused }
         self.advancePreparedLocked(entry)
@@ -246,20 +246,20 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
     // through a future there cost a thread hand-over before the stream could even be requested.
     locked {
       whenConnectedLocked { [self] connected in
-        guard case .success = connected else { return settle { entry.resolver.settle(with: Outcome(connected)) } }
+        guard case .success = connected else { return handOff { entry.resolver.settle(with: Outcome(connected)) } }
         // Replaced by an `open` of something else meanwhile: that `open` makes its own stream.
-        guard !entry.dropped else { return settle { entry.resolver.settle(with: .cancelled) } }
+        guard !entry.dropped else { return handOff { entry.resolver.settle(with: .cancelled) } }
         createStream(for: decoder, at: 0, volume: nil) { result in
           guard case .success = result else {
             entry.finished = true
-            return self.settle { entry.resolver.settle(with: Outcome(result)) }
+            return self.handOff { entry.resolver.settle(with: Outcome(result)) }
           }
           entry.created = true
           if entry.start != .none {
             self.whenPrefilledLocked { filled in
               guard filled else {
                 entry.finished = true
-                return self.settle { entry.resolver.settle(with: .cancelled) }
+                return self.handOff { entry.resolver.settle(with: .cancelled) }
               }
               entry.prefilled = true
               self.advancePreparedLocked(entry)
@@ -281,7 +281,7 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
     switch entry.start {
     case .none, .refused:
       entry.finished = true
-      settle { entry.resolver.resolve() }
+      handOff { entry.resolver.resolve() }
     case .waiting:
       return
     case .cleared:
@@ -294,15 +294,15 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
   /// Uncorks a stream prepared to play (lock held); its `ready` future settles with the acknowledgement.
   private func uncorkPreparedLocked(_ entry: PreparedStream) {
     guard let stream, streamNumber == entry.stream, !entry.dropped else {
-      return settle { entry.resolver.settle(with: .cancelled) }
+      return handOff { entry.resolver.settle(with: .cancelled) }
     }
-    let failed: (PlayerError) -> Void = { error in self.settle { entry.resolver.reject(error) } }
+    let failed: (PlayerError) -> Void = { error in self.handOff { entry.resolver.reject(error) } }
     issue(
       "start", start: { done in uncorkLocked(stream, done) },
       completion: { [self] ok in
         guard ok else { return failed(.outputFailed(operation: "start", detail: lastErrorLocked())) }
         startedLocked()
-        settle { entry.resolver.resolve() }
+        handOff { entry.resolver.resolve() }
       }, failure: failed)
   }
 
@@ -340,7 +340,7 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
       let (future, resolver) = Future<Void, PlayerError>.pending()
       let number = locked {
         createStream(for: decoder, at: seconds, volume: volume) { result in
-          self.settle { resolver.settle(with: Outcome(result)) }
+          self.handOff { resolver.settle(with: Outcome(result)) }
         }
         return streamNumber
       }
@@ -389,7 +389,7 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
     let (future, resolver) = Future<OutputConfirmation, PlayerError>.pending()
     locked {
       guard let stream, pa_stream_get_state(stream) == PA_STREAM_READY else {
-        settle { resolver.reject(.outputFailed(operation: "pause", detail: "no stream is open")) }
+        handOff { resolver.reject(.outputFailed(operation: "pause", detail: "no stream is open")) }
         return
       }
       // Written and read only on the mainloop thread, in the callbacks of the cork and the timing updates.
@@ -400,7 +400,7 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
         cork.answered = true
         cork.answer = nil
         cork.fail = nil
-        self.settle { resolver.reject(error) }
+        self.handOff { resolver.reject(error) }
       }
       cork.answer = { [self] in
         guard !cork.answered else { return }
@@ -409,7 +409,7 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
         cork.fail = nil
         let confirmation = OutputConfirmation(
           position: positionLocked(), time: Self.now(), running: running, stream: streamNumber)
-        settle { self.resolve(resolver, confirmation) }
+        handOff { self.resolve(resolver, confirmation) }
       }
       cork.fail = failed
       issue(
@@ -443,13 +443,13 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
         // No stream: the level is applied when the next stream is created, with that stream's acknowledgement.
         volumePercent = level
         explicitVolume = level
-        settle { resolver.resolve(level) }
+        handOff { resolver.resolve(level) }
         return
       }
       applyVolumeLocked(level, to: stream) { [self] result in
         if case .success = result { explicitVolume = level }
         let outcome = result.map { level }
-        settle {
+        handOff {
           // Set after the command gave up waiting: the level changed all the same, so it is an event.
           if !resolver.settle(with: Outcome(outcome)), case .success = outcome { self.report(.volumeChanged(level)) }
         }
@@ -502,7 +502,7 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
   private func connect() -> Future<Void, PlayerError> {
     let (future, resolver) = Future<Void, PlayerError>.pending()
     locked {
-      whenConnectedLocked { result in self.settle { resolver.settle(with: Outcome(result)) } }
+      whenConnectedLocked { result in self.handOff { resolver.settle(with: Outcome(result)) } }
     }
     return future
   }
@@ -576,7 +576,7 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
         teardownStream()
         teardownContext(error: error)
         let handler = handler.withLock { $0 }
-        settle { handler?(.lost(error)) }
+        handOff { handler?(.lost(error)) }
       } else {
         failConnect(detail: lastErrorLocked())
       }
@@ -629,7 +629,7 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
     volumePercent = percent
     explicitVolume = nil
     let handler = handler.withLock { $0 }
-    settle { handler?(.volumeChanged(percent)) }
+    handOff { handler?(.volumeChanged(percent)) }
   }
 
   static func percent(_ volume: pa_volume_t) -> Int {
@@ -781,7 +781,7 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
       { _, userdata in
         let output = Unmanaged<PulseOutput>.fromOpaque(userdata!).takeUnretainedValue()
         let handler = output.handler.withLock { $0 }
-        output.settle { handler?(.underflow) }
+        output.handOff { handler?(.underflow) }
       }, me)
 
     // The server asks for more once a quarter of the target is free: left to itself, PulseAudio 16 asks for
@@ -825,7 +825,7 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
         failPendingStreamOperations(error)
         teardownStream()
         let handler = handler.withLock { $0 }
-        settle { handler?(.lost(error)) }
+        handOff { handler?(.lost(error)) }
       }
     default:
       break
@@ -849,7 +849,7 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
   /// Reports the sink the server moved the stream to (mainloop thread).
   private func reportDeviceLocked() {
     guard let device = deviceNameLocked else { return }
-    settle { self.report(.deviceChanged(device)) }
+    handOff { self.report(.deviceChanged(device)) }
   }
 
   private func failPendingStreamOperations(_ error: PlayerError) {
@@ -889,7 +889,7 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
     if !prefillWaiters.isEmpty {
       let waiters = prefillWaiters
       prefillWaiters = []
-      settle { for waiter in waiters { waiter.reject(.cancelled) } }
+      handOff { for waiter in waiters { waiter.reject(.cancelled) } }
     }
     let actions = prefillActions
     prefillActions = []
@@ -959,7 +959,7 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
         positionFilter.reset(to: end)
         let event: OutputEvent = failure.map { .trackFailed($0, confirmation) } ?? .trackFinished(confirmation)
         let handler = handler.withLock { $0 }
-        settle { handler?(event) }
+        handOff { handler?(event) }
       }, failure: { _ in })
     draining = operation
   }
@@ -1102,7 +1102,7 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
     let confirmation = OutputConfirmation(
       position: positionFilter.position, time: Self.now(), running: running, stream: streamNumber)
     let handler = handler.withLock { $0 }
-    settle { handler?(.trackAdvanced(from: previous, confirmation, track: info)) }
+    handOff { handler?(.trackAdvanced(from: previous, confirmation, track: info)) }
   }
 
   /// Checks again just after the server's clock should have reached the boundary (write callbacks alone may
@@ -1131,7 +1131,7 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
     let (future, resolver) = Future<Void, PlayerError>.pending()
     let ready = locked { () -> Bool in
       guard let ring else {
-        settle { resolver.reject(.outputFailed(operation: "start", detail: "no stream is open")) }
+        handOff { resolver.reject(.outputFailed(operation: "start", detail: "no stream is open")) }
         return false
       }
       if prefilledLocked(ring) { return true }
@@ -1169,7 +1169,7 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
     let actions = prefillActions
     prefillActions = []
     for action in actions { action(true) }
-    if !waiters.isEmpty { settle { for waiter in waiters { waiter.resolve() } } }
+    if !waiters.isEmpty { handOff { for waiter in waiters { waiter.resolve() } } }
   }
 
   /// Seek and stop: cork if running, flush, move the decoder, refill, and uncork again when `resume` says so
@@ -1178,7 +1178,7 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
     let (future, resolver) = Future<OutputConfirmation, PlayerError>.pending()
     locked {
       guard let stream, let ring, let decoder, pa_stream_get_state(stream) == PA_STREAM_READY else {
-        settle { resolver.reject(.outputFailed(operation: name, detail: "no stream is open")) }
+        handOff { resolver.reject(.outputFailed(operation: name, detail: "no stream is open")) }
         return
       }
       let wasRunning = running
@@ -1202,20 +1202,20 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
         completion: { [self] ok in
           guard ok else {
             let error = PlayerError.outputFailed(operation: name, detail: lastErrorLocked())
-            return settle { resolver.reject(error) }
+            return handOff { resolver.reject(error) }
           }
           writtenFrames = 0
           refill(from: target, ring: ring, decoder: decoder)
           anchorAfterFlush(seconds: Double(target) / Double(sampleRate)) { [self] result in
-            if case .failure(let error) = result { return settle { resolver.reject(error) } }
+            if case .failure(let error) = result { return handOff { resolver.reject(error) } }
             let restart = resume ?? wasRunning
             guard restart else {
               let confirmation = OutputConfirmation(
                 position: anchorSeconds, time: Self.now(), running: false, stream: streamNumber)
-              return settle { self.resolve(resolver, confirmation) }
+              return handOff { self.resolve(resolver, confirmation) }
             }
-            settle {
-              self.start().always { outcome in
+            handOff {
+              self.start().whenComplete { outcome in
                 switch outcome {
                 case .success(let confirmation): self.resolve(resolver, confirmation)
                 case .failure(let error): resolver.reject(error)
@@ -1224,7 +1224,7 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
               }
             }
           }
-        }, failure: { error in self.settle { resolver.reject(error) } })
+        }, failure: { error in self.handOff { resolver.reject(error) } })
     }
     return future
   }
@@ -1249,7 +1249,7 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
     let (future, resolver) = Future<OutputConfirmation, PlayerError>.pending()
     locked {
       guard let stream, pa_stream_get_state(stream) == PA_STREAM_READY else {
-        settle { resolver.reject(.outputFailed(operation: name, detail: "no stream is open")) }
+        handOff { resolver.reject(.outputFailed(operation: name, detail: "no stream is open")) }
         return
       }
       issue(
@@ -1257,8 +1257,8 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
         completion: { [self] _ in
           let confirmation = OutputConfirmation(
             position: positionLocked(), time: Self.now(), running: running, stream: streamNumber)
-          settle { self.resolve(resolver, confirmation) }
-        }, failure: { error in self.settle { resolver.reject(error) } })
+          handOff { self.resolve(resolver, confirmation) }
+        }, failure: { error in self.handOff { resolver.reject(error) } })
     }
     return future
   }
@@ -1291,7 +1291,7 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
     let (future, resolver) = Future<OutputConfirmation, PlayerError>.pending()
     locked {
       guard let stream, pa_stream_get_state(stream) == PA_STREAM_READY else {
-        settle { resolver.reject(.outputFailed(operation: name, detail: "no stream is open")) }
+        handOff { resolver.reject(.outputFailed(operation: name, detail: "no stream is open")) }
         return
       }
       issue(
@@ -1299,14 +1299,14 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
         completion: { [self] ok in
           guard ok else {
             let error = PlayerError.outputFailed(operation: name, detail: lastErrorLocked())
-            return settle { resolver.reject(error) }
+            return handOff { resolver.reject(error) }
           }
           let confirmation =
             then()
             ?? OutputConfirmation(
               position: positionLocked(), time: Self.now(), running: running, stream: streamNumber)
-          settle { self.resolve(resolver, confirmation) }
-        }, failure: { error in self.settle { resolver.reject(error) } })
+          handOff { self.resolve(resolver, confirmation) }
+        }, failure: { error in self.handOff { resolver.reject(error) } })
     }
     return future
   }
@@ -1366,15 +1366,15 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
     handler?(event)
   }
 
-  /// Settles futures off the mainloop thread, so continuations never run there.
-  private func settle(_ body: @escaping @Sendable () -> Void) {
+  /// Hands `body` (settling futures, reporting events) to the delivery context, off the mainloop thread.
+  private func handOff(_ body: @escaping @Sendable () -> Void) {
     (delivery.withLock { $0 } ?? .queue(settleQueue)).execute(body)
   }
 
   /// Settles futures and reports events on `executor` from now on (the controller's): the answer then wakes
   /// one thread, which goes on with the controller's work, instead of a thread of `settleQueue` that hands it
   /// over to another. `executor` must not run jobs in the call: they would run on the mainloop thread.
-  public func deliver(on executor: Executor) {
+  public func deliver(on executor: ExecutionContext) {
     delivery.withLock { $0 = executor }
   }
 

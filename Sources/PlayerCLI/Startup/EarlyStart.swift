@@ -3,10 +3,16 @@ import Dispatch
 import Futures
 import Glibc
 import PlayerCore
-import Synchronization
 
 /// What `splay play` starts before its command line is parsed: the connection to the audio server and a
 /// stream for the file it will most likely play first.
+///
+/// What it buys, and how to remove it: first audio close to `paplay`'s instead of several milliseconds
+/// behind (README, "first audio"). All of it is this folder, the C targets CEarlyConnect (the connection begun
+/// before `main`, and the one rule of what starts early) and CThreadStart, `PulseOutput.init(adopting:)` and
+/// `prepare(_:playingWhen:)`, and `ProbedDecoderFactory.keep`. To remove it, drop the call in `Splay.main`
+/// and the `EarlyStart.take` in the commands: every command then makes its own output after the parse, as
+/// `run` and `serve` do.
 ///
 /// Parsing is the longest step of the start-up (ArgumentParser reflects over every command and option type, about 2
 /// ms), and connecting, opening the first file and creating its stream are the longest waits after it. Begun first,
@@ -23,7 +29,7 @@ import Synchronization
 ///
 /// The prepared stream also starts playing before the parse ends when the command line can mean nothing else
 /// than "play these files from the start of the first": `play`, file operands, and no option but `--json` and
-/// `--loop` (``startsPlaying(_:)``), as `paplay FILE` starts at once. The controller's first `open` then takes a
+/// `--loop` (the rule is decided once, in C: `splay_early_start_mode`), as `paplay FILE` starts at once. The controller's first `open` then takes a
 /// running stream and confirms `playing` with the server's acknowledgement of that uncork; the state still
 /// changes only on the server's word. Every other command line waits for the parse, as before.
 enum EarlyStart {
@@ -51,7 +57,7 @@ enum EarlyStart {
     }
   }
 
-  private static let state = Mutex(State.none)
+  private static let state = Lock(State.none)
 
   /// The configuration the early output is made with: the default server and sink.
   static let configuration = PulseOutput.Configuration()
@@ -64,7 +70,7 @@ enum EarlyStart {
     guard splay_early_connection_began() != 0 else { return }
     state.withLock { $0 = .starting }
     let operands = arguments.dropFirst(2).filter { !$0.hasPrefix("-") }
-    let playing = startsPlaying(arguments)
+    let playing = Int(splay_early_start_mode()) == SPLAY_EARLY_PLAY
     let settled = DispatchSemaphore(value: 0)
     DetachedThread.startElsewhere {
       // Whatever way this ends, the main thread stops waiting (below) once nothing more is on its way.
@@ -97,7 +103,7 @@ enum EarlyStart {
       let (checked, check) = Future<Void, PlayerError>.pending()
       let prepared = session.output.prepare(decoder, playingWhen: playing && first == operands.first ? checked : nil)
       handedOver = true
-      prepared.always { _ in settled.signal() }
+      prepared.whenComplete { _ in settled.signal() }
       do throws(PlayerError) {
         try decoder.checkLength()
         // Played only if this decoder is the one the command's first `open` gets: when the command checked the
@@ -109,12 +115,9 @@ enum EarlyStart {
         check.reject(error)
       }
     }
-    // A command line that starts playing before it is parsed does not need the parse for its first sound, and
-    // on two CPUs the parse (about 2 ms of CPU) competes with the threads that make it: connecting, decoding,
-    // the server. So the main thread parses only once the stream plays, or the early start gave up, or the
-    // bound passed (a server slow to answer keeps the parse waiting no longer than that). Interleaved at the
-    // monitor, 50 spawns each, mean first audio: 10.82 -> 10.05 ms with a fixed 2.5 ms sleep here (paplay
-    // 9.68), 11.62 -> 11.32 ms with this wait in another run (paplay 10.04).
+    // The parse is not needed for the first sound and competes for the CPU with connecting and decoding, so
+    // it waits until the stream plays, the early start gives up, or 10 ms pass (docs/architecture.md has the
+    // measurements).
     if playing { _ = settled.wait(timeout: .now() + .milliseconds(10)) }
   }
 
@@ -141,17 +144,6 @@ enum EarlyStart {
       state = .taken
       return session
     }
-  }
-
-  /// Whether `arguments` (program name first) are `play` followed by file operands and options from
-  /// `--json` and `--loop` only: a command line whose parse can only ask to play its first operand from its
-  /// start, at full volume, on the default output. Anything else (`--start`, `--volume`, `--shuffle`, an
-  /// operand beginning with `-`, `--`) waits for the parse.
-  static func startsPlaying(_ arguments: [String]) -> Bool {
-    let rest = arguments.dropFirst()
-    guard rest.first == "play", rest.count > 1 else { return false }
-    let options = rest.dropFirst().filter { $0.hasPrefix("-") }
-    return options.allSatisfy { $0 == "--json" || $0 == "--loop" } && options.count < rest.count - 1
   }
 
   private static func isRegularFile(_ path: String) -> Bool {

@@ -2,21 +2,21 @@ import Dispatch
 
 /// Where an observer callback runs.
 ///
-/// Every observer method (``Future/then(on:_:)`` and friends) takes an executor, and it defaults to
+/// Every observer method (``Future/whenSuccess(on:_:)`` and friends) takes an executor, and it defaults to
 /// ``immediate``: the callback runs on the thread that settles the future (or that registers the callback,
 /// when the future has already settled), before that library call returns. There is deliberately no
 /// global default to change: where a callback runs is visible at the call site. Nothing here assumes a main
 /// thread.
 ///
 /// ```swift
-/// command.then(on: .queue(uiQueue)) { state in view.render(state) }
-/// command.then(on: .mainActor) { state in MainActor.assumeIsolated { model.state = state } }
-/// command.then(on: Executor { job in loop.execute(job) }) { state in log(state) }
+/// command.whenSuccess(on: .queue(uiQueue)) { state in view.render(state) }
+/// command.whenSuccess(on: .mainActor) { state in MainActor.assumeIsolated { model.state = state } }
+/// command.whenSuccess(on: ExecutionContext { job in loop.execute(job) }) { state in log(state) }
 /// ```
 ///
 /// Callbacks are handed to their executor in registration order; a serial executor therefore runs them
 /// in that order too.
-public struct Executor: Sendable {
+public struct ExecutionContext: Sendable {
   private enum Kind: Sendable {
     case immediate
     case queue(DispatchQueue)
@@ -42,11 +42,11 @@ public struct Executor: Sendable {
   /// thread is running that future's callbacks is run by that thread, right after the ones before it.
   /// Keep such callbacks short: they run while the library drains the callbacks of the futures that this
   /// settlement completes.
-  public static let immediate = Executor(kind: .immediate)
+  public static let immediate = ExecutionContext(kind: .immediate)
 
   /// Runs callbacks asynchronously on a dispatch queue.
-  public static func queue(_ queue: DispatchQueue) -> Executor {
-    Executor(kind: .queue(queue))
+  public static func queue(_ queue: DispatchQueue) -> ExecutionContext {
+    ExecutionContext(kind: .queue(queue))
   }
 
   /// Runs callbacks on the main actor, through a `Task` isolated to it.
@@ -54,7 +54,7 @@ public struct Executor: Sendable {
   /// The callback itself is not `@MainActor`; use `MainActor.assumeIsolated` inside it to touch main-actor
   /// state. On Linux the main actor only runs jobs while something services it (an `async` main, or
   /// `dispatchMain()`); the library never relies on it.
-  public static let mainActor = Executor { job in
+  public static let mainActor = ExecutionContext { job in
     Task { @MainActor in job() }
   }
 

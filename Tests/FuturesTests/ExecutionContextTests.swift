@@ -3,7 +3,7 @@ import Futures
 import Testing
 
 @Suite("Executors")
-struct ExecutorTests {
+struct ExecutionContextTests {
   @Test("a queue executor runs callbacks on its queue, in registration order")
   func queueExecutor() async {
     let queue = DispatchQueue(label: "futures.tests.executor")
@@ -13,7 +13,7 @@ struct ExecutorTests {
     let onQueue = Recorder<Bool>()
     let (future, resolver) = Future<Int, TestError>.pending()
     for index in 0..<50 {
-      future.then(on: .queue(queue)) { _ in
+      future.whenSuccess(on: .queue(queue)) { _ in
         onQueue.record(DispatchQueue.getSpecific(key: key) == 1)
         order.record(index)
       }
@@ -27,11 +27,11 @@ struct ExecutorTests {
   @Test("every observer kind honours its executor")
   func observerKindsUseExecutor() {
     let jobs = Recorder<@Sendable () -> Void>()
-    let deferred = Executor { job in jobs.record(job) }
+    let deferred = ExecutionContext { job in jobs.record(job) }
     let ran = Recorder<String>()
-    Future<Int, TestError>.resolved(1).then(on: deferred) { _ in ran.record("then") }
-      .always(on: deferred) { _ in ran.record("always") }
-    Future<Int, TestError>.rejected(.boom).catch(on: deferred) { _ in ran.record("catch") }
+    Future<Int, TestError>.resolved(1).whenSuccess(on: deferred) { _ in ran.record("then") }
+      .whenComplete(on: deferred) { _ in ran.record("always") }
+    Future<Int, TestError>.rejected(.boom).whenFailure(on: deferred) { _ in ran.record("catch") }
     Future<Int, TestError>.cancelled().onCancel(on: deferred) { ran.record("onCancel") }
     #expect(ran.all.isEmpty)
     for job in jobs.all { job() }
@@ -41,7 +41,7 @@ struct ExecutorTests {
   @Test("the main actor executor runs callbacks on the main actor")
   func mainActorExecutor() async {
     let onMain = Recorder<Bool>()
-    Future<Int, TestError>.resolved(1).then(on: .mainActor) { _ in
+    Future<Int, TestError>.resolved(1).whenSuccess(on: .mainActor) { _ in
       MainActor.assumeIsolated { onMain.record(true) }
     }
     #expect(await eventually { onMain.all == [true] })
