@@ -321,7 +321,7 @@ def aac_copy(flac, directory):
 def measure_cost(files):
     """Plays each file to the end with each player, one at a time.
 
-    Returns {file name: {player: (cpu seconds, peak RSS MB, wall seconds)}}."""
+    Returns {file name: {player: (cpu seconds, peak RSS MB, wall seconds, wake-ups)}}."""
     figures = {}
     for file in files:
         figures[file.name] = {}
@@ -332,9 +332,9 @@ def measure_cost(files):
 
 
 def play_to_end(command):
-    """Runs `command` to its end; returns (user + sys seconds, peak RSS in MB, wall seconds).
+    """Runs `command` to its end; returns (user + sys seconds, peak RSS in MB, wall seconds, wake-ups).
 
-    CPU time comes from os.wait4's rusage. Peak RSS is the process's VmHWM, read every 10 ms while it runs:
+    CPU time and wake-ups (context switches, voluntary and not, of all its threads) come from os.wait4's rusage. Peak RSS is the process's VmHWM, read every 10 ms while it runs:
     wait4's ru_maxrss cannot be used, because a child that Python spawns starts from Python's own high-water
     mark (measured here: /bin/true reports Python's size).
     """
@@ -350,7 +350,8 @@ def play_to_end(command):
     process.returncode = os.waitstatus_to_exitcode(status)
     if process.returncode != 0:
         sys.exit(f"{command[0]} failed ({process.returncode}) playing {command[-1]}")
-    return usage.ru_utime + usage.ru_stime, peak / 1024, time.monotonic() - began
+    wakeups = usage.ru_nvcsw + usage.ru_nivcsw
+    return usage.ru_utime + usage.ru_stime, peak / 1024, time.monotonic() - began, wakeups
 
 
 def high_water_mark(pid):
@@ -778,9 +779,11 @@ def cost_rows(figures):
     for file in figures:
         label = f"`{file}`"
         results = figures[file]
-        splay_cpu, splay_rss, _ = results["splay"]
-        peers_cpu = "; ".join(f"`{n}` {cpu:.3f} s" for n, (cpu, _, _) in results.items() if n != "splay")
-        peers_rss = "; ".join(f"`{n}` {rss:.1f} MB" for n, (_, rss, _) in results.items() if n != "splay")
+        splay_cpu, splay_rss, _, _ = results["splay"]
+        peers_cpu = "; ".join(f"`{n}` {cpu:.3f} s" for n, (cpu, _, _, _) in results.items() if n != "splay")
+        peers_rss = "; ".join(f"`{n}` {rss:.1f} MB" for n, (_, rss, _, _) in results.items() if n != "splay")
+        rate = {n: wakeups / wall for n, (_, _, wall, wakeups) in results.items()}
+        peers_rate = "; ".join(f"`{n}` {rate[n]:.1f}" for n in results if n != "splay")
         if "paplay" in results:
             paplay = results["paplay"][0]
             cpu_cells = ["≤ paplay's", verdict(splay_cpu <= paplay, f"{splay_cpu:.3f} s > paplay's {paplay:.3f} s")]
@@ -792,6 +795,12 @@ def cost_rows(figures):
         rows.append([f"CPU (user + sys) to play {label} to the end", f"{splay_cpu:.3f} s", peers_cpu, *cpu_cells])
         rows.append([f"Peak RSS playing {label}", f"{splay_rss:.1f} MB", peers_rss, "≤ 30 MB",
                      verdict(splay_rss <= 30, f"{splay_rss:.1f} MB > 30 MB")])
+        if "paplay" in results:
+            wake_cells = ["≤ paplay's", verdict(rate["splay"] <= rate["paplay"],
+                                                f"{rate['splay']:.1f}/s > paplay's {rate['paplay']:.1f}/s")]
+        else:
+            wake_cells = ["— (context)", "—"]
+        rows.append([f"Wake-ups per second playing {label}", f"{rate['splay']:.1f}", peers_rate, *wake_cells])
     return rows
 
 
@@ -931,7 +940,9 @@ runtime and libstdc++ linked in, cross-module optimization).
   FLAC sweep encoded by ffmpeg's AAC encoder at 192 kb/s for this run, played by splay's AAC decoder, FAAD2). CPU is
   user + system time from `os.wait4`'s rusage; peak RSS is the player's `VmHWM` (/proc/PID/status), read every
   10 ms while it plays (`ru_maxrss` is useless here: a child spawned from Python starts with Python's own
-  high-water mark).
+  high-water mark). Wake-ups: the player's context switches (voluntary and involuntary, every thread, from the
+  same rusage) over its wall time; this sandbox's 10 ms monitor reader makes the sink ask for audio more often
+  than a sound card's or a plain null sink's, so compare within the row.
 - Acknowledgement: {rounds} rounds of pause, resume, seek (to the same pseudo-random list of positions in
   the 30 s FLAC) and volume (40 and 60 alternately), one command at a time, {gap} ms after each reply.
   Socket: `splay serve --socket PATH`, request line written to reply line read, by this script. API:

@@ -17,7 +17,7 @@ import Synchronization
 ///
 /// Which acknowledgement settles which operation:
 /// - `start`: the uncork (`pa_stream_cork(s, 0)`) callback, after the ring was prefilled;
-/// - `pause`: the cork callback and the fresh timing update libpulse requests right behind it, which freezes
+/// - `pause`: the cork callback and the fresh timing update requested right behind it, which freezes
 ///   the position;
 /// - `seek`: cork (if running), flush, a timing update, refill, uncork (if it was running);
 /// - `stop`: cork and flush;
@@ -115,6 +115,12 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
   private var prefillActions: [(Bool) -> Void] = []
   /// Pauses whose cork the server acknowledged, waiting for the next timing update (``pause()``).
   private var corksAwaitingTiming: [CorkOutcome] = []
+  /// The mainloop timer (`pa_time_event`) that asks for timing updates while audio flows
+  /// (``scheduleTimingLocked(restart:)``), and the wait before its next request, in µs.
+  private var timingTimer: OpaquePointer?
+  private var timingInterval: pa_usec_t = 0
+  /// Timing updates the server answered, for every stream of this output.
+  private var timingUpdates = 0
   /// The stream ``prepare(_:playingWhen:)`` is making ahead of the first `open`, until that `open` takes it or replaces it.
   private var prepared: PreparedStream?
   /// Set by the first `open`: from then on the controller decides about streams, and nothing is prepared.
@@ -367,7 +373,9 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
   /// Writes what the ring holds, then asks the server to uncork (lock held): the audio is there when it starts.
   private func uncorkLocked(_ stream: OpaquePointer, _ done: UnsafeMutableRawPointer) -> OpaquePointer? {
     pumpLocked()
-    return pa_stream_cork(stream, 0, PulseOperation.streamCallback, done)
+    let operation = pa_stream_cork(stream, 0, PulseOperation.streamCallback, done)
+    requestTimingLocked()
+    return operation
   }
 
   /// The server acknowledged an uncork (mainloop thread): audio flows, the ring is topped up and a gapless
@@ -375,16 +383,14 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
   private func startedLocked() {
     positionFilter.resumed(at: Self.now())
     running = true
+    scheduleTimingLocked(restart: true)
     pumpLocked()
     scheduleBoundaryCheckLocked()
   }
 
   /// Corks, and confirms with the position from the first timing update the server answers after the cork:
-  /// that update was taken once the stream had stopped, so the position it gives is where the audio stopped.
-  /// No update is requested here: `pa_stream_cork` itself sends one right behind every cork on a stream with
-  /// automatic timing updates (and restarts those at 10 ms intervals), so the server answers it right after
-  /// the cork. A request of our own cost the server a third request to answer, and the controller's thread
-  /// waited for the CPU behind it: side by side, a socket pause took about 60 µs longer with it.
+  /// that update is requested right behind the cork, so it is taken once the stream had stopped, and the
+  /// position it gives is where the audio stopped.
   public func pause() -> Future<OutputConfirmation, PlayerError> {
     let (future, resolver) = Future<OutputConfirmation, PlayerError>.pending()
     locked {
@@ -413,7 +419,12 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
       }
       cork.fail = failed
       issue(
-        "pause", start: { done in pa_stream_cork(stream, 1, PulseOperation.streamCallback, done) },
+        "pause",
+        start: { [self] done in
+          let operation = pa_stream_cork(stream, 1, PulseOperation.streamCallback, done)
+          requestTimingLocked()
+          return operation
+        },
         completion: { [self] ok in
           guard ok else { return failed(.outputFailed(operation: "pause", detail: lastErrorLocked())) }
           running = false
@@ -686,6 +697,7 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
   /// Forgets the context and fails every operation libpulse will now never call back.
   private func teardownContext(error: PlayerError) {
     cancelConnectTimerLocked()
+    freeTimingTimerLocked()
     let operations = pending.values
     pending.removeAll()
     for operation in operations {
@@ -794,8 +806,7 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
     var cv = pa_cvolume()
     pa_cvolume_set(&cv, UInt32(info.channels), Self.paVolume(volume ?? 100))
     let flags = pa_stream_flags_t(
-      PA_STREAM_START_CORKED.rawValue | PA_STREAM_ADJUST_LATENCY.rawValue | PA_STREAM_AUTO_TIMING_UPDATE.rawValue
-        | PA_STREAM_INTERPOLATE_TIMING.rawValue)
+      PA_STREAM_START_CORKED.rawValue | PA_STREAM_ADJUST_LATENCY.rawValue | PA_STREAM_INTERPOLATE_TIMING.rawValue)
     let connected = withUnsafePointer(to: &cv) { volume in
       pa_stream_connect_playback(s, configuration.sink, &attr, flags, self.explicitVolume == nil ? nil : volume, nil)
     }
@@ -810,6 +821,7 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
     guard let stream else { return }
     switch pa_stream_get_state(stream) {
     case PA_STREAM_READY:
+      requestTimingLocked()
       let ready = streamReady
       streamReady = nil
       ready?(.success(()))
@@ -834,6 +846,7 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
 
   /// A timing update arrived (mainloop thread): the pauses whose cork was acknowledged before it can confirm.
   private func timingUpdatedLocked() {
+    timingUpdates += 1
     guard !corksAwaitingTiming.isEmpty else { return }
     let corks = corksAwaitingTiming
     corksAwaitingTiming = []
@@ -907,6 +920,50 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
     feedingUpcoming = false
     upcomingNeedsRewind = false
     boundary = nil
+  }
+
+  /// How many timing updates the server has answered so far: tests check that a paused stream asks for none.
+  var timingUpdatesAnswered: Int { locked { timingUpdates } }
+
+  /// Asks the server for a timing update and does not wait for it (lock held); the latency-update callback
+  /// sees it arrive. `pa_stream_get_time` gives nothing after a cork, an uncork or a flush until an update
+  /// taken after it arrives, so one is requested right behind each.
+  private func requestTimingLocked() {
+    guard let stream, let operation = pa_stream_update_timing_info(stream, nil, nil) else { return }
+    pa_operation_unref(operation)
+  }
+
+  /// Asks for timing updates while audio flows, 10 ms after the uncork and then twice as long after each up to
+  /// 1.5 s, as libpulse's automatic updates do: they keep the interpolated clock true. Unlike those, they stop
+  /// while the stream is corked (libpulse's went on every 1.5 s and kept a paused player waking); a cork
+  /// stops the timer at its next firing. `restart` starts the schedule over (lock held).
+  private func scheduleTimingLocked(restart: Bool) {
+    guard let context else { return }
+    if restart { timingInterval = 10_000 }
+    let due = pa_rtclock_now() + timingInterval
+    timingInterval = min(timingInterval * 2, 1_500_000)
+    if let timer = timingTimer {
+      pa_context_rttime_restart(context, timer, due)
+      return
+    }
+    timingTimer = pa_context_rttime_new(
+      context, due,
+      { _, _, _, userdata in
+        Unmanaged<PulseOutput>.fromOpaque(userdata!).takeUnretainedValue().timingTimerFired()
+      }, Unmanaged.passUnretained(self).toOpaque())
+  }
+
+  /// The timing timer fired (mainloop thread): one more update while audio flows, none once corked.
+  private func timingTimerFired() {
+    guard running, stream != nil else { return }
+    requestTimingLocked()
+    scheduleTimingLocked(restart: false)
+  }
+
+  private func freeTimingTimerLocked() {
+    guard let timer = timingTimer else { return }
+    timingTimer = nil
+    pa_threaded_mainloop_get_api(mainloop).pointee.time_free(timer)
   }
 
   // MARK: - Audio path
