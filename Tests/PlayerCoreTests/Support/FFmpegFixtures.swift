@@ -90,13 +90,7 @@ enum FFmpegFixtures {
   /// A committed fixture (`Fixtures.media` name) re-encoded into `folder/name` with these output options,
   /// once per name; returns the path. The integration tests play the ladder and the sweep as M4A this way.
   static func transcode(_ fixture: String, as name: String, _ options: [String]) throws -> String {
-    try made.withLock { made in
-      let path = folder + "/" + name
-      if made.contains(name) { return path }
-      try run(["-i", Fixtures.media(fixture)] + options + [path])
-      made.insert(name)
-      return path
-    }
+    try transcodeFile(Fixtures.media(fixture), as: name, options)
   }
 
   /// The file at `path` re-encoded (or remuxed, with `-c copy`) into `folder/name` with these output options, once
