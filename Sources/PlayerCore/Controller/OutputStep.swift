@@ -33,6 +33,13 @@ extension OutputStep {
     if case .open = self { return false }
     return true
   }
+
+  /// Where a `seekBy` lands when the output says playback is at `position`: within `0...duration`. Nil for
+  /// the other steps.
+  public func seekTarget(from position: Double) -> Double? {
+    guard case .seekBy(let delta, let duration) = self else { return nil }
+    return min(max(position + delta, 0), duration)
+  }
 }
 
 /// What the output confirmed for a step.

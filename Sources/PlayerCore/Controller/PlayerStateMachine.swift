@@ -313,6 +313,27 @@ public struct PlayerStateMachine: Sendable {
     return (1...count).lazy.map { (index + $0) % count }.first { state.queue[$0] == path } ?? expected
   }
 
+  /// What the controller does when the file an `open` step names cannot be opened while moving on by itself
+  /// (the previous track ended): the step that tries the next track, or the end of the queue.
+  public enum SkipReaction: Equatable, Sendable {
+    /// Try this step next.
+    case perform(OutputStep)
+    /// No track is left to try: the queue ended, with this state to publish (nil: nothing changed).
+    case ended(PlayerState?)
+  }
+
+  /// Skips the unopenable track of `step` (an `open`), `failures` tracks having failed before it on the way:
+  /// the next one by the queue modes is tried, unless every track of the queue has failed once (a repeated
+  /// queue of files that all fail ends after one round), or none follows. Nil for a step that opens nothing.
+  public mutating func skip(unopenable step: OutputStep, failures: Int) -> SkipReaction? {
+    guard case .open(let queue, let index, _, let then) = step else { return nil }
+    // A file that fails is not tried again when repeating one track: skipping moves on as `next` does.
+    if failures + 1 < queue.count, let next = self.step(from: index, by: 1) {
+      return .perform(.open(queue: queue, index: next, seconds: 0, then: then))
+    }
+    return .ended(endQueue())
+  }
+
   /// The queue ended because the tracks after the current one could not be opened: publishes `ended` at the
   /// last confirmed position.
   public mutating func endQueue() -> PlayerState? {

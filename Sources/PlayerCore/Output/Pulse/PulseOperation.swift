@@ -3,7 +3,7 @@ import CPulseAudio
 /// One libpulse operation in flight: what to do when the server answers, and how to fail it when the
 /// connection goes away (libpulse then cancels operations without calling them back).
 ///
-/// Passed to libpulse as retained userdata; the owner's table also holds it, so that a lost connection can
+/// Passed to libpulse as retained userdata; ``PulseRequests`` also holds it, so that a lost connection can
 /// fail and release every operation that will never be called back.
 final class PulseOperation {
   let name: String
@@ -12,7 +12,8 @@ final class PulseOperation {
   let completion: (Bool) -> Void
   /// Runs when the operation can never complete.
   let failure: (PlayerError) -> Void
-  weak var owner: PulseOutput?
+  /// The table that issued it, which its answer is reported to.
+  weak var requests: PulseRequests?
   /// For a sink-input query: receives the sink input's average volume before `completion` runs.
   let volumeRead: ((pa_volume_t) -> Void)?
 
@@ -51,6 +52,6 @@ final class PulseOperation {
   private static func finish(_ userdata: UnsafeMutableRawPointer?, success: Bool) {
     guard let userdata else { return }
     let operation = Unmanaged<PulseOperation>.fromOpaque(userdata).takeRetainedValue()
-    operation.owner?.operationFinished(operation, success: success)
+    operation.requests?.finished(operation, success: success)
   }
 }

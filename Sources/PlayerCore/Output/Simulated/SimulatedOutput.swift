@@ -180,46 +180,39 @@ public final class SimulatedOutput: AudioOutput {
 
   /// Uncorks.
   public func start() -> Future<OutputConfirmation, PlayerError> {
-    acknowledge(.start) { s, now in
-      try self.requireStream(s)
-      self.settleStream(&s, at: now)
-      s.stream?.running = true
-      self.scheduleEnd(&s, now: now)
-      return self.confirmation(s, now)
-    }
+    move(.start) { stream in stream.running = true }
   }
 
   /// Corks.
   public func pause() -> Future<OutputConfirmation, PlayerError> {
-    acknowledge(.pause) { s, now in
-      try self.requireStream(s)
-      self.settleStream(&s, at: now)
-      s.stream?.running = false
-      self.scheduleEnd(&s, now: now)
-      return self.confirmation(s, now)
-    }
+    move(.pause) { stream in stream.running = false }
   }
 
   /// Moves to `seconds`, keeping running or corked.
   public func seek(to seconds: Double) -> Future<OutputConfirmation, PlayerError> {
-    acknowledge(.seek) { s, now in
-      try self.requireStream(s)
-      self.settleStream(&s, at: now)
-      guard let stream = s.stream else { throw PlayerError.invalidState(command: "seek", state: "closed") }
+    move(.seek) { stream in
       let rate = Double(stream.decoder.info.sampleRate)
-      s.stream?.frame = min(max(Int64((seconds * rate).rounded()), 0), stream.decoder.info.frames)
-      self.scheduleEnd(&s, now: now)
-      return self.confirmation(s, now)
+      stream.frame = min(max(Int64((seconds * rate).rounded()), 0), stream.decoder.info.frames)
     }
   }
 
   /// Corks and rewinds to 0.
   public func stop() -> Future<OutputConfirmation, PlayerError> {
-    acknowledge(.stop) { s, now in
+    move(.stop) { stream in
+      stream.running = false
+      stream.frame = 0
+    }
+  }
+
+  /// A stream operation: what played until now is accounted for, `change` moves the stream, and the end of the
+  /// track is scheduled anew.
+  private func move(
+    _ operation: Operation, _ change: @escaping @Sendable (inout Stream) -> Void
+  ) -> Future<OutputConfirmation, PlayerError> {
+    acknowledge(operation) { s, now in
       try self.requireStream(s)
       self.settleStream(&s, at: now)
-      s.stream?.running = false
-      s.stream?.frame = 0
+      if s.stream != nil { change(&s.stream!) }
       self.scheduleEnd(&s, now: now)
       return self.confirmation(s, now)
     }

@@ -1,0 +1,112 @@
+import Dispatch
+import Futures
+
+// The serial job queue: one job in flight, in arrival order, taken up where answers come.
+extension PlayerController {
+  /// Queues `job`; once the controller is shut down, refuses it instead (events are dropped) and returns false.
+  @discardableResult
+  func enqueue(_ job: Job) -> Bool {
+    let (added, start) = core.withLock { core -> (Bool, Bool) in
+      if core.closed { return (false, false) }
+      core.jobs.append(job)
+      guard !core.running else { return (true, false) }
+      core.running = true
+      return (true, true)
+    }
+    if start { queue.async { self.runNext() } }
+    if !added { refuse(job) }
+    return added
+  }
+
+  /// Whether the job just handled is done (take the next one now) or waits for the output (whose answer
+  /// calls ``runNext()`` again, so exactly one job is in flight).
+  enum Progress {
+    case done
+    case waiting
+  }
+
+  /// Runs jobs until one has to wait for the output or none is left. A loop rather than recursion, so that
+  /// thousands of commands answered at once do not deepen the stack.
+  func runNext() {
+    while true {
+      if !core.withLock({ $0.closed }) { offerUpcomingIfDue() }
+      guard let job = takeJob() else { return }
+      let progress: Progress
+      switch job {
+      case .close(let resolver):
+        closeOutput(resolver)
+        progress = .done
+      case .command(let command, let resolver): progress = run(command, resolver)
+      case .event(let event): progress = handle(event)
+      case .refresh(let resolver): progress = refresh(resolver)
+      case .recover(let resolver): progress = recover(resolver)
+      case .addStream(let continuation):
+        continuation.yield(state)
+        observers.add(continuation)
+        progress = .done
+      }
+      if progress == .waiting { return }
+    }
+  }
+
+  /// Opens the track after the current one and offers it to the output, once per track and stream, so that
+  /// it can follow without a gap. Nothing is published: the output reports `trackAdvanced` when the boundary
+  /// has been played. A file that cannot be opened is left to the usual path, which reports and skips it when
+  /// the current track ends.
+  private func offerUpcomingIfDue() {
+    let due = core.withLock { core -> (path: String, following: UInt64)? in
+      guard offerIsDue(core), let upcoming = core.machine.upcoming else { return nil }
+      core.offered = (upcoming.index, upcoming.following)
+      return (upcoming.path, upcoming.following)
+    }
+    guard let due, let decoder = try? decoders.open(due.path) else { return }
+    _ = output.prepareNext(decoder, following: due.following)
+  }
+
+  /// Goes on after a job finished where answers are taken up: with the next jobs right here when that is the
+  /// controller's queue; otherwise on the queue (where opening a file may block) when anything is left to do,
+  /// or, with nothing waiting, by releasing the controller here, without waking the queue.
+  func goOn() {
+    if answersOnQueue { return runNext() }
+    let released = core.withLock { core -> Bool in
+      guard core.head >= core.jobs.count, !offerIsDue(core) else { return false }
+      core.release()
+      return true
+    }
+    if !released { queue.async { self.runNext() } }
+  }
+
+  private func offerIsDue(_ core: borrowing Core) -> Bool {
+    guard output.playsGapless, let upcoming = core.machine.upcoming else { return false }
+    return core.offered?.index != upcoming.index || core.offered?.following != upcoming.following
+  }
+
+  private func takeJob() -> Job? {
+    core.withLock { core -> Job? in
+      core.awaited = nil
+      guard core.head < core.jobs.count else {
+        core.release()
+        return nil
+      }
+      let job = core.jobs[core.head]
+      core.head += 1
+      if core.head > 256, core.head * 2 > core.jobs.count {
+        core.jobs.removeFirst(core.head)
+        core.head = 0
+      }
+      return job
+    }
+  }
+
+  /// Continues with `body` once `future` settles: at once when it already has (an output that answered in the
+  /// call, the simulated one), otherwise where answers are taken up when it comes.
+  func whenSettled<T>(
+    _ future: Future<T, PlayerError>, _ body: @escaping @Sendable (Outcome<T, PlayerError>) -> Progress
+  ) -> Progress {
+    if let outcome = future.outcome { return body(outcome) }
+    future.whenComplete(on: answers) { [self] outcome in
+      if body(outcome) == .done { goOn() }
+    }
+    return .waiting
+  }
+}

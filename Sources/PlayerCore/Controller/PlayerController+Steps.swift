@@ -1,0 +1,202 @@
+import Dispatch
+import Futures
+
+// Running one job: a command, an output event, a refresh or a recovery, and the output step it needs.
+extension PlayerController {
+  func refresh(_ resolver: Future<PlayerState, PlayerError>.Resolver) -> Progress {
+    guard state.status.hasOpenTrack else {
+      resolver.resolve(state)
+      return .done
+    }
+    let status = underDeadline(waitingOn(output.status()), .timeout(command: "status", seconds: deadlineSeconds))
+    return whenSettled(status) { [self] outcome in
+      switch outcome {
+      case .success(let confirmation):
+        let published = core.withLock { $0.machine.reconcile(confirmation) }
+        finish(resolver, with: .success(state), publishing: published)
+      case .failure(let error):
+        resolver.reject(error)
+      case .cancelled:
+        resolver.settle(with: .cancelled)
+      }
+      return .done
+    }
+  }
+
+  func recover(_ resolver: Future<PlayerState, PlayerError>.Resolver) -> Progress {
+    guard let step = core.withLock({ $0.machine.recovery }) else {
+      resolver.reject(.invalidState(command: "reconnect", state: state.status.name))
+      return .done
+    }
+    let work = perform(step, for: "reconnect")
+    return whenSettled(work) { [self] outcome in
+      finishStep(step, command: "reconnect", outcome: outcome, resolver: resolver)
+    }
+  }
+
+  /// `future` under the deadline, failing with `error`. On the continuous clock (outside tests and the
+  /// simulated output) through the `timeout` that takes no clock: opening the configuration's `any Clock` and
+  /// the generic timer behind it were a third of the cost of sending a command (profiled cold).
+  private func underDeadline<T>(_ future: Future<T, PlayerError>, _ error: PlayerError) -> Future<T, PlayerError> {
+    onContinuousClock
+      ? future.timeout(configuration.deadline, error: error)
+      : future.timeout(configuration.deadline, clock: configuration.clock, error: error)
+  }
+
+  private var deadlineSeconds: Double {
+    Double(configuration.deadline.components.seconds) + Double(configuration.deadline.components.attoseconds) / 1e18
+  }
+
+  func run(_ command: PlayerCommand, _ resolver: Future<PlayerState, PlayerError>.Resolver) -> Progress {
+    guard !resolver.isCancelled else { return .done }
+    // Put back by a command that had found the controller idle (``start(_:_:)``) as the shutdown came.
+    guard !core.withLock({ $0.closed }) else {
+      refuse(.command(command, resolver))
+      return .done
+    }
+    let decision = core.withLock { $0.machine.decide(command) }
+    switch decision {
+    case .reject(let error):
+      resolver.reject(error)
+      return .done
+    case .complete(let next):
+      let (published, current) = core.withLock { core in
+        (next.flatMap { core.machine.apply($0) }, core.machine.state)
+      }
+      finish(resolver, with: .success(current), publishing: published)
+      return .done
+    case .perform(let step):
+      let work = perform(step, for: command.name)
+      if !work.isSettled { resolver.onCancel { work.cancel() } }
+      return whenSettled(work) { [self] outcome in
+        finishStep(step, command: command.name, outcome: outcome, resolver: resolver)
+      }
+    }
+  }
+
+  func handle(_ event: OutputEvent) -> Progress {
+    if case .trackFailed(let error, _) = event { configuration.onTrackSkipped?(error) }
+    let reaction = core.withLock { $0.machine.handle(event) }
+    switch reaction {
+    case .publish(let state):
+      observers.publish(state)
+      return .done
+    case .ignore:
+      return .done
+    case .perform(let step):
+      return advance(step)
+    }
+  }
+
+  /// Moves to the next track on the output's behalf (the previous one finished). A track that cannot be
+  /// opened is reported and skipped; when none is left, the queue has ended. `failures` counts the tracks
+  /// skipped on the way, so that a repeated queue of files that all fail ends after one round.
+  private func advance(_ step: OutputStep, failures: Int = 0) -> Progress {
+    perform(step, for: "next").whenComplete(on: answers) { [self] outcome in
+      guard case .failure(let error) = outcome, error.isFileError,
+        let skip = core.withLock({ $0.closed ? nil : $0.machine.skip(unopenable: step, failures: failures) })
+      else {
+        if finishStep(step, command: "next", outcome: outcome, resolver: nil) == .done { goOn() }
+        return
+      }
+      configuration.onTrackSkipped?(error)
+      switch skip {
+      case .perform(let retry):
+        if advance(retry, failures: failures + 1) == .done { goOn() }
+      case .ended(let published):
+        if let published { observers.publish(published) }
+        goOn()
+      }
+    }
+    return .waiting
+  }
+
+  /// Applies the outcome of a step and settles the command's future.
+  func finishStep(
+    _ step: OutputStep, command: String, outcome: Outcome<StepResult, PlayerError>,
+    resolver: Future<PlayerState, PlayerError>.Resolver?
+  ) -> Progress {
+    switch outcome {
+    case .success(let result):
+      let (published, current) = core.withLock { core in (core.machine.confirm(step, result), core.machine.state) }
+      finish(resolver, with: .success(current), publishing: published)
+      return .done
+    case .failure(.timeout(let name, let seconds)):
+      // The output may have done the step after all: publish what it really does before failing.
+      let status = underDeadline(waitingOn(output.status()), .timeout(command: name, seconds: seconds))
+      return whenSettled(status) { [self] status in
+        var published: PlayerState?
+        if case .success(let confirmation) = status {
+          published = core.withLock { $0.machine.reconcile(confirmation) }
+        }
+        finish(resolver, with: .failure(.timeout(command: name, seconds: seconds)), publishing: published)
+        return .done
+      }
+    case .failure(let error):
+      finish(resolver, with: .failure(error), publishing: nil)
+      return .done
+    case .cancelled:
+      resolver?.settle(with: .cancelled)
+      return .done
+    }
+  }
+
+  /// Settles the caller's future before telling observers, so that a reply always precedes the events it
+  /// caused (the control protocol promises that).
+  private func finish(
+    _ resolver: Future<PlayerState, PlayerError>.Resolver?, with result: Result<PlayerState, PlayerError>,
+    publishing published: PlayerState?
+  ) {
+    switch result {
+    case .success(let state): resolver?.resolve(state)
+    case .failure(let error): resolver?.reject(error)
+    }
+    if let published { observers.publish(published) }
+  }
+
+  /// Performs one output step under the deadline.
+  func perform(_ step: OutputStep, for command: String) -> Future<StepResult, PlayerError> {
+    let seconds = deadlineSeconds
+    let work: Future<StepResult, PlayerError>
+    switch step {
+    case .open(let queue, let index, let at, let then):
+      work = open(queue[index], at: at, then: then)
+    case .start:
+      work = output.start().map { .stream($0, track: nil) }
+    case .pause:
+      work = output.pause().map { .stream($0, track: nil) }
+    case .seek(let target):
+      work = output.seek(to: target).map { .stream($0, track: nil) }
+    case .seekBy:
+      work = output.status().flatMap { [output] now in
+        output.seek(to: step.seekTarget(from: now.position) ?? now.position)
+      }.map { .stream($0, track: nil) }
+    case .stop:
+      work = output.stop().map { .stream($0, track: nil) }
+    case .volume(let level):
+      work = output.setVolume(level).map { .volume($0) }
+    }
+    // Answered in the call (the simulated output, or a refusal): no deadline to arm, no timer task to start.
+    if work.isSettled { return work }
+    return waitingOn(underDeadline(work, .timeout(command: command, seconds: seconds)))
+  }
+
+  private func open(_ path: String, at seconds: Double, then: OutputStep.StatusAfterOpen) -> Future<
+    StepResult, PlayerError
+  > {
+    let decoder: any AudioDecoder
+    do {
+      decoder = try decoders.open(path)
+    } catch {
+      return .rejected(error)
+    }
+    let volume = core.withLock { $0.machine.volumeIsExplicit ? $0.machine.state.volume : nil }
+    let opened = output.open(decoder, at: seconds, volume: volume)
+    let info = decoder.info
+    guard then == .playing else { return opened.map { .stream($0, track: info) } }
+    // A stream prepared to play may be running already: its confirmation is the start's.
+    return opened.flatMap { [output] opened in opened.running ? .resolved(opened) : output.start() }.map {
+      .stream($0, track: info)
+    }
+  }
+}

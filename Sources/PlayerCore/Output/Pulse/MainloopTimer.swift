@@ -1,0 +1,40 @@
+import CPulseAudio
+
+/// A timer of a libpulse mainloop (`pa_time_event`): it fires on the mainloop thread, with the lock held.
+///
+/// Armed on a context with ``schedule(at:on:fired:)``, re-armed in place, and freed by ``cancel()``, which the owner
+/// calls, lock held, before the context it was made on goes away. A mainloop timer wakes nobody but the
+/// mainloop thread, which a Dispatch timer would not spare.
+final class MainloopTimer {
+  private let mainloop: OpaquePointer
+  private var event: OpaquePointer?
+  private var fired: () -> Void = {}
+
+  /// A timer of `mainloop`, not armed yet.
+  init(mainloop: OpaquePointer) {
+    self.mainloop = mainloop
+  }
+
+  /// Whether it is armed or was armed and not cancelled since.
+  var isScheduled: Bool { event != nil }
+
+  /// Runs `fired` (mainloop thread, lock held) once at `due` (`pa_rtclock_now` µs), replacing an earlier due
+  /// time and action. Lock held.
+  func schedule(at due: pa_usec_t, on context: OpaquePointer, fired: @escaping () -> Void) {
+    self.fired = fired
+    if let event { return pa_context_rttime_restart(context, event, due) }
+    event = pa_context_rttime_new(
+      context, due,
+      { _, _, _, userdata in
+        Unmanaged<MainloopTimer>.fromOpaque(userdata!).takeUnretainedValue().fired()
+      }, Unmanaged.passUnretained(self).toOpaque())
+  }
+
+  /// Frees the event; a later ``schedule(at:on:fired:)`` makes a new one. Lock held.
+  func cancel() {
+    guard let event else { return }
+    self.event = nil
+    fired = {}
+    pa_threaded_mainloop_get_api(mainloop).pointee.time_free(event)
+  }
+}

@@ -1,0 +1,112 @@
+import CPulseAudio
+import Futures
+
+// The connection to the server: connecting with a deadline, and losing it.
+extension PulseOutput {
+  /// Connects if nothing is under way; settles once connected or once connecting failed.
+  func connect() -> Future<Void, PlayerError> {
+    let (future, resolver) = Future<Void, PlayerError>.pending()
+    locked {
+      whenConnectedLocked { result in self.handOff { resolver.settle(with: Outcome(result)) } }
+    }
+    return future
+  }
+
+  /// Runs `body` once connected, or once connecting failed: at once when the context is ready, otherwise in
+  /// the context's state callback (mainloop thread), either way with the lock held; connects if nothing is
+  /// under way. What must follow the handshake without a thread hand-over (a prepared stream's creation)
+  /// uses this instead of ``connect()``.
+  func whenConnectedLocked(_ body: @escaping (Result<Void, PlayerError>) -> Void) {
+    assertLocked()
+    if context != nil, contextReady { return body(.success(())) }
+    connectWaiters.append(body)
+    guard context == nil else { return }
+    let api = pa_threaded_mainloop_get_api(mainloop)
+    let props = pa_proplist_new()
+    pa_proplist_sets(props, PA_PROP_APPLICATION_NAME, "splay")
+    pa_proplist_sets(props, PA_PROP_APPLICATION_ID, "org.splay.player")
+    pa_proplist_sets(props, PA_PROP_MEDIA_ROLE, "music")
+    let made = pa_context_new_with_proplist(api, "splay", props)
+    pa_proplist_free(props)
+    guard let ctx = made else { return failConnectLocked(detail: "no memory for a connection") }
+    context = ctx
+    watchContextLocked(ctx)
+    if pa_context_connect(ctx, configuration.server, PA_CONTEXT_NOAUTOSPAWN, nil) < 0 {
+      failConnectLocked(detail: lastErrorLocked())
+    }
+  }
+
+  /// Follows the connecting context's state, with a deadline behind the wait: libpulse's own connect timeout
+  /// is far longer than a player should hang. The deadline is a timer of the mainloop itself, freed as soon as
+  /// the attempt ends either way, so that nothing of the attempt outlives it.
+  func watchContextLocked(_ ctx: OpaquePointer) {
+    pa_context_set_state_callback(
+      ctx,
+      { _, userdata in
+        Unmanaged<PulseOutput>.fromOpaque(userdata!).takeUnretainedValue().contextStateChangedLocked()
+      }, Unmanaged.passUnretained(self).toOpaque())
+    let deadline = pa_rtclock_now() + pa_usec_t(configuration.connectTimeout * 1e6)
+    connectTimer.schedule(at: deadline, on: ctx) { [unowned self] in connectTimedOut() }
+  }
+
+  /// The connection attempt got no answer in time (mainloop thread).
+  private func connectTimedOut() {
+    connectTimer.cancel()
+    guard !contextReady, context != nil else { return }
+    failConnectLocked(detail: "no answer within \(formatSeconds(configuration.connectTimeout)) s")
+  }
+
+  func contextStateChangedLocked() {
+    guard let context else { return }
+    switch pa_context_get_state(context) {
+    case PA_CONTEXT_READY:
+      connectTimer.cancel()
+      contextReady = true
+      subscribeToVolumeChangesLocked(context)
+      let waiters = connectWaiters
+      connectWaiters.removeAll()
+      for waiter in waiters { waiter(.success(())) }
+    case PA_CONTEXT_FAILED, PA_CONTEXT_TERMINATED:
+      if contextReady {
+        let error = PlayerError.outputLost(detail: "\(serverName): \(lastErrorLocked())")
+        teardownStreamLocked()
+        teardownContextLocked(error: error)
+        announceLocked(.lost(error))
+      } else {
+        failConnectLocked(detail: lastErrorLocked())
+      }
+    default:
+      break
+    }
+  }
+
+  private func failConnectLocked(detail: String) {
+    let waiters = connectWaiters
+    connectWaiters.removeAll()
+    teardownContextLocked(error: .outputUnavailable(server: serverName, detail: detail))
+    for waiter in waiters { waiter(.failure(.outputUnavailable(server: serverName, detail: detail))) }
+  }
+
+  /// Forgets the context and fails every operation libpulse will now never call back.
+  func teardownContextLocked(error: PlayerError) {
+    assertLocked()
+    connectTimer.cancel()
+    timingTimer.cancel()
+    boundaryTimer.cancel()
+    requests.fail(with: error)
+    draining = nil
+    if let ctx = context {
+      pa_context_set_state_callback(ctx, nil, nil)
+      pa_context_set_subscribe_callback(ctx, nil, nil)
+      pa_context_disconnect(ctx)
+      pa_context_unref(ctx)
+    }
+    context = nil
+    contextReady = false
+  }
+
+  func lastErrorLocked() -> String {
+    guard let context else { return "not connected" }
+    return String(cString: pa_strerror(pa_context_errno(context)))
+  }
+}

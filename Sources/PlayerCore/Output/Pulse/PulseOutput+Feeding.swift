@@ -1,0 +1,207 @@
+import CPulseAudio
+import Dispatch
+import Futures
+
+// The audio path: decoding into the ring, writing to the server, prefill and drain.
+extension PulseOutput {
+  /// Writes what the ring holds into the server's buffer. Runs on the mainloop thread (write callback) or
+  /// with the lock held.
+  func pumpLocked() {
+    assertLocked()
+    guard let stream, let ring, pa_stream_get_state(stream) == PA_STREAM_READY else { return }
+    var writable = pa_stream_writable_size(stream)
+    while writable >= frameBytes, ring.availableFrames > 0 {
+      var data: UnsafeMutableRawPointer?
+      var bytes = writable
+      guard pa_stream_begin_write(stream, &data, &bytes) == 0, let data, bytes >= frameBytes else { break }
+      let (frames, crossing) = ring.pop(into: data, maxFrames: bytes / frameBytes)
+      guard frames > 0 else {
+        pa_stream_cancel_write(stream)
+        break
+      }
+      pa_stream_write(stream, data, frames * frameBytes, nil, 0, PA_SEEK_RELATIVE)
+      if let crossing {
+        gapless.written(
+          before: writtenFrames + Int64(crossing), anchorStreamTime: anchorStreamTime, sampleRate: sampleRate)
+        scheduleBoundaryCheckLocked()
+      }
+      writtenFrames += Int64(frames)
+      writable = pa_stream_writable_size(stream)
+    }
+    advanceIfBoundaryPlayedLocked()
+    if ring.drained {
+      // Not before an `open` took the stream: a stream prepared to play has nobody to tell of its end yet.
+      if running && draining == nil && opened { startDrainLocked() }
+    } else {
+      scheduleFillLocked()
+    }
+  }
+
+  private func startDrainLocked() {
+    guard let stream else { return }
+    let operation = issueLocked(
+      "drain", start: { done in pa_stream_drain(stream, PulseOperation.streamCallback, done) },
+      completion: { [self] ok in
+        draining = nil
+        guard ok, running, let info = decoder?.info else { return }
+        running = false
+        // A track whose file could not be read to the end stopped where its audio did, not at the length
+        // its header declared: that is the position to confirm, with the reason.
+        let failure = readFailure
+        let end = failure == nil ? info.duration : Double(ring?.frame ?? 0) / Double(info.sampleRate)
+        let confirmation = OutputConfirmation(position: end, time: Self.now(), running: false, stream: streamNumber)
+        positionFilter.reset(to: end)
+        let event: OutputEvent = failure.map { .trackFailed($0, confirmation) } ?? .trackFinished(confirmation)
+        announceLocked(event)
+      }, failure: { _ in })
+    draining = operation
+  }
+
+  func cancelDrainLocked() {
+    guard let operation = draining else { return }
+    draining = nil
+    requests.cancel(operation)
+  }
+
+  /// Decodes more audio on the decoding queue once the ring is down to its low-water mark (or at once with
+  /// `evenAboveTheMark`), unless a fill is already on its way.
+  func scheduleFillLocked(evenAboveTheMark: Bool = false) {
+    assertLocked()
+    guard let ring, let decoder = gapless.feedingUpcoming ? gapless.upcoming : decoder,
+      evenAboveTheMark || ring.wantsRefill,
+      !fillScheduled.exchange(true, ordering: .acquiringAndReleasing)
+    else { return }
+    decodeQueue.async { [self] in
+      fillScheduled.store(false, ordering: .releasing)
+      fill(ring: ring, decoder: decoder)
+    }
+  }
+
+  /// Moves the decoder to `frame` and refills the ring from there, on the decoding queue.
+  func refillLocked(from frame: Int64, ring: SampleRing, decoder: any AudioDecoder) {
+    assertLocked()
+    decodeQueue.async { [self] in
+      let reached = (try? decoder.seek(toFrame: frame)) ?? 0
+      locked { if ring === self.ring { readFailure = nil } }
+      _ = ring.reset(toFrame: reached)
+      fill(ring: ring, decoder: decoder)
+    }
+  }
+
+  /// Decodes until the ring is full or the track ends, handing the audio to the server after the first two
+  /// chunks and at the end. Runs on `decodeQueue`, never on the mainloop thread.
+  private func fill(ring: SampleRing, decoder: any AudioDecoder) {
+    dispatchPrecondition(condition: .onQueue(decodeQueue))
+    // The first audio after a seek or start must not wait for the whole ring to be decoded: it is handed
+    // over after two chunks, and the rest follows in the same call rather than in one wake-up per chunk.
+    let chunk = 4096
+    let handOverAfter = 2
+    let scratch = UnsafeMutableBufferPointer<Float>.allocate(capacity: chunk * ring.channels)
+    defer { scratch.deallocate() }
+    var wrote = false
+    var chunks = 0
+    var source = decoder
+    let corkedFill = locked { corkedFillFramesLocked }
+    while true {
+      let (generation, free, ended) = ring.fillState
+      guard !ended, free > 0 else { break }
+      let want = min(free, chunk)
+      var frames: Int
+      var failed = false
+      do {
+        frames = try source.read(into: scratch, frames: want)
+      } catch {
+        // What was decoded still plays; the end of the track is then reported with this error (and the next
+        // track, even if offered, takes the usual path so that the failure is about the right track).
+        locked { if ring === self.ring { readFailure = error } }
+        frames = 0
+        failed = true
+      }
+      if frames == 0, !failed,
+        let (next, rewind) = locked({ continueWithUpcomingLocked(ring: ring, generation: generation) })
+      {
+        // Gapless: the next track's first frames go into the ring right behind this track's last.
+        if rewind { _ = try? next.seek(toFrame: 0) }
+        source = next
+        frames = (try? source.read(into: scratch, frames: want)) ?? 0
+      }
+      let slice = UnsafeBufferPointer(rebasing: scratch[0..<(frames * ring.channels)])
+      guard ring.push(slice, generation: generation, endOfTrack: frames == 0) else { break }
+      wrote = true
+      chunks += 1
+      if frames == 0 { break }
+      if chunks == handOverAfter {
+        locked { if ring === self.ring { handOverLocked(ring) } }
+        wrote = false
+      }
+      // A corked stream needs no more than the server's buffer takes and the first writes after the uncork:
+      // the rest of the ring is decoded once it plays (the uncork pumps, and the pump refills). Decoding two
+      // seconds ahead first would take the CPU from the start-up, or from a seek, that waits for the uncork.
+      if chunks >= handOverAfter, ring.availableFrames >= corkedFill, !locked({ running }) { break }
+    }
+    // Also when nothing was written: a prefill that waits on a ring another fill completed is answered here.
+    locked {
+      guard ring === self.ring else { return }
+      if wrote { handOverLocked(ring) } else { releasePrefillWaitersLocked(ring) }
+    }
+  }
+
+  /// How much a fill decodes ahead while the stream is corked: the server's target buffer and two chunks.
+  private var corkedFillFramesLocked: Int {
+    Int(configuration.targetLatency * Double(sampleRate)) + 2 * 4096
+  }
+
+  /// Gives the server what the ring holds and answers the prefills it satisfies (decoding queue, lock held).
+  private func handOverLocked(_ ring: SampleRing) {
+    pumpLocked()
+    releasePrefillWaitersLocked(ring)
+  }
+
+  /// Resolves once a first buffer of audio is there, in the ring or already written to the server (or the
+  /// whole rest of the track is). It does not wait for the ring to be full: the decoding queue hands the
+  /// waiters over with its first chunks, so a start or a seek waits for 50 ms of audio, not for two seconds.
+  func prefill() -> Future<Void, PlayerError> {
+    let (future, resolver) = Future<Void, PlayerError>.pending()
+    let ready = locked { () -> Bool in
+      guard let ring else {
+        handOff { resolver.reject(Self.noStream("start")) }
+        return false
+      }
+      if prefilledLocked(ring) { return true }
+      prefillWaiters.append(resolver)
+      // A fill normally is on its way (opening and seeking start one); this makes sure of it.
+      scheduleFillLocked(evenAboveTheMark: true)
+      return false
+    }
+    // Resolved here, on the caller's thread and outside the lock: handing an audio that is already there to
+    // the delivery executor cost a resume a thread hand-over before its uncork could even be sent.
+    if ready { resolver.resolve() }
+    return future
+  }
+
+  /// Enough audio to start: 50 ms in the ring or already in the server's buffer, or the end of the track.
+  private func prefilledLocked(_ ring: SampleRing) -> Bool {
+    let wanted = max(1, Int64(Double(sampleRate) * 0.05))
+    return writtenFrames + Int64(ring.availableFrames) >= wanted || ring.fillState.endOfTrack
+  }
+
+  /// Runs `action` (lock held) once the open stream's ring holds its first audio, at once when it does already;
+  /// with `false` when the stream goes first.
+  func whenPrefilledLocked(_ action: @escaping (Bool) -> Void) {
+    guard let ring else { return action(false) }
+    if prefilledLocked(ring) { return action(true) }
+    prefillActions.append(action)
+    scheduleFillLocked(evenAboveTheMark: true)
+  }
+
+  /// Resolves the prefill waiters once the decoder has handed over enough audio (decoding queue, lock held).
+  private func releasePrefillWaitersLocked(_ ring: SampleRing) {
+    guard !prefillWaiters.isEmpty || !prefillActions.isEmpty, prefilledLocked(ring) else { return }
+    let waiters = prefillWaiters
+    prefillWaiters = []
+    let actions = prefillActions
+    prefillActions = []
+    for action in actions { action(true) }
+    if !waiters.isEmpty { handOff { for waiter in waiters { waiter.resolve() } } }
+  }
+}

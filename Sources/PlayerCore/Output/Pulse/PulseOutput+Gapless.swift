@@ -1,0 +1,53 @@
+import CPulseAudio
+
+// Gapless: the next track continues the stream, and the track changes when the server plays the boundary.
+extension PulseOutput {
+  /// At the current track's end (decoding queue, lock held): when a next track was offered, marks the
+  /// boundary in the ring and returns that track's decoder, and whether it must be rewound first.
+  func continueWithUpcomingLocked(ring: SampleRing, generation: UInt64) -> (decoder: any AudioDecoder, rewind: Bool)? {
+    guard ring === self.ring, gapless.canContinue, ring.markBoundary(generation: generation) else { return nil }
+    return gapless.startFeeding()
+  }
+
+  /// Moves on to the upcoming track once the server has played the boundary: from then on the position counts
+  /// from its start, confirmations carry a new stream number, and the controller is told.
+  func advanceIfBoundaryPlayedLocked() {
+    assertLocked()
+    guard gapless.place != nil, let stream else { return }
+    var usec: pa_usec_t = 0
+    guard pa_stream_get_time(stream, &usec) == 0, let (next, boundary) = gapless.advance(at: usec) else { return }
+    let previous = streamNumber
+    streamNumber += 1
+    decoder = next
+    anchorSeconds = 0
+    anchorStreamTime = boundary.streamTime
+    writtenFrames -= boundary.writtenFrames
+    let info = next.info
+    positionFilter.reset(to: min(Double(usec - boundary.streamTime) / 1e6, info.duration))
+    let props = pa_proplist_new()
+    pa_proplist_sets(props, PA_PROP_MEDIA_NAME, info.displayTitle)
+    pa_proplist_sets(props, PA_PROP_MEDIA_FILENAME, info.path)
+    if let operation = pa_stream_proplist_update(stream, PA_UPDATE_REPLACE, props, nil, nil) {
+      pa_operation_unref(operation)
+    }
+    pa_proplist_free(props)
+    let confirmation = OutputConfirmation(
+      position: positionFilter.position, time: Self.now(), running: running, stream: streamNumber)
+    announceLocked(.trackAdvanced(from: previous, confirmation, track: info))
+  }
+
+  /// Checks again just after the server's clock should have reached the boundary (write callbacks alone may
+  /// come too seldom to notice it within a few milliseconds). Only while playing: a corked stream's clock
+  /// stands still, and `start` schedules the check again.
+  func scheduleBoundaryCheckLocked() {
+    guard running, let stream, let context else { return }
+    var usec: pa_usec_t = 0
+    guard let wait = gapless.wait(from: pa_stream_get_time(stream, &usec) == 0 ? usec : 0) else { return }
+    let expected = streamNumber
+    boundaryTimer.schedule(at: pa_rtclock_now() + pa_usec_t(wait * 1e6) + 2_000, on: context) { [unowned self] in
+      guard streamNumber == expected else { return }
+      advanceIfBoundaryPlayedLocked()
+      if streamNumber == expected { scheduleBoundaryCheckLocked() }
+    }
+  }
+}

@@ -1,0 +1,142 @@
+import CPulseAudio
+import Futures
+
+// A stream made before the first `open`, and the `open` that takes it over.
+extension PulseOutput {
+  /// Creates a corked stream for `decoder` at its first frame and full volume ahead of the `open` that will ask
+  /// for exactly that, and starts filling it: that `open` then waits only for what is left of the stream's
+  /// creation and prefill. `splay play` prepares its first file while its command line is still being parsed.
+  ///
+  /// With `playingWhen`, the stream is also uncorked as soon as its first audio is in the server's buffer and
+  /// that future has succeeded, as `paplay` starts: for a caller that knows the first command will be to play
+  /// this track from its start (`splay play FILE`, whose command line says nothing else), and that is still
+  /// finishing its own checks of the file (the future). When the future fails or is cancelled, the stream stays
+  /// corked. The `open` that takes a stream prepared to play waits for that future, and for the server's
+  /// acknowledgement of the uncork when it succeeded, and confirms a running stream; until an `open` has taken
+  /// it, the end of the track is not acted on (nobody would hear of it).
+  ///
+  /// Nothing is guessed for the controller: the first `open` takes the prepared stream only when it is for the
+  /// same decoder object, at 0 s and full volume, and replaces it otherwise (as any `open` replaces the stream,
+  /// which silences one that was playing). The `open` that takes it reports what its creation reported, a
+  /// failed connection attempt included (the next `open` connects again). No-op once an `open` came or a
+  /// stream is prepared.
+  ///
+  /// - Returns: a future that settles when the server has created the stream — for a stream prepared to play,
+  ///   when it acknowledged the uncork or the stream stays corked — or when making it failed; cancelled when
+  ///   nothing was prepared or an `open` of something else replaced it first.
+  @discardableResult
+  public func prepare(_ decoder: any AudioDecoder, playingWhen cleared: Future<Void, PlayerError>? = nil) -> Future<
+    Void, PlayerError
+  > {
+    let made = locked { () -> PreparedStream? in
+      guard !opened, prepared == nil else { return nil }
+      prepared = PreparedStream(decoder: decoder, playing: cleared != nil)
+      return prepared
+    }
+    guard let entry = made else { return .cancelled() }
+    cleared?.whenComplete { [self] outcome in
+      let succeeded: Bool
+      if case .success = outcome { succeeded = true } else { succeeded = false }
+      let record = { self.performLocked(entry.start.clearanceSettled(succeeded: succeeded), for: entry) }
+      // Settled on the mainloop thread, this runs there, where the lock is held already.
+      if pa_threaded_mainloop_in_thread(mainloop) != 0 { record() } else { locked(record) }
+    }
+    // The stream is asked for in the callback that reports the handshake done, as a C client would: going
+    // through a future there cost a thread hand-over before the stream could even be requested.
+    locked {
+      whenConnectedLocked { [self] connected in
+        guard case .success = connected else { return handOff { entry.resolver.settle(with: Outcome(connected)) } }
+        // Replaced by an `open` of something else meanwhile: that `open` makes its own stream.
+        guard !entry.dropped else { return handOff { entry.resolver.settle(with: .cancelled) } }
+        createStreamLocked(for: decoder, at: 0, volume: nil) { result in
+          guard case .success = result else {
+            entry.start.finish()
+            return self.handOff { entry.resolver.settle(with: Outcome(result)) }
+          }
+          self.performLocked(entry.start.created(), for: entry)
+          if entry.start.followsPrefill {
+            self.whenPrefilledLocked { filled in
+              self.performLocked(entry.start.prefillEnded(filled: filled), for: entry)
+            }
+          }
+        }
+        entry.stream = streamNumber
+      }
+    }
+    return entry.ready
+  }
+
+  /// Does what the prepared stream's ``PreparedStart`` decided (lock held).
+  func performLocked(_ action: PreparedStart.Action, for entry: PreparedStream) {
+    switch action {
+    case .wait: return
+    case .resolve: handOff { entry.resolver.resolve() }
+    case .cancel: handOff { entry.resolver.settle(with: .cancelled) }
+    case .uncork: uncorkPreparedLocked(entry)
+    }
+  }
+
+  /// Uncorks a stream prepared to play (lock held); its `ready` future settles with the acknowledgement.
+  func uncorkPreparedLocked(_ entry: PreparedStream) {
+    guard let stream, streamNumber == entry.stream, !entry.dropped else {
+      return handOff { entry.resolver.settle(with: .cancelled) }
+    }
+    let failed: (PlayerError) -> Void = { error in self.handOff { entry.resolver.reject(error) } }
+    issueLocked(
+      "start", start: { done in uncorkLocked(stream, done) },
+      completion: { [self] ok in
+        guard ok else { return failed(.outputFailed(operation: "start", detail: lastErrorLocked())) }
+        startedLocked()
+        handOff { entry.resolver.resolve() }
+      }, failure: failed)
+  }
+
+  /// Takes the stream ``prepare(_:playingWhen:)`` made when the first `open` asks for exactly it (lock held):
+  /// returns it, or marks it dropped and returns nil.
+  func takePreparedLocked(for decoder: any AudioDecoder, at seconds: Double, volume: Int?) -> PreparedStream? {
+    opened = true
+    guard let entry = prepared else { return nil }
+    prepared = nil
+    if entry.decoder === decoder, seconds == 0, volume == nil { return entry }
+    entry.dropped = true
+    return nil
+  }
+
+  /// Opens with the prepared stream `entry`: waits for it and its first audio, and confirms it as it is, which
+  /// may be running.
+  func openPrepared(_ entry: PreparedStream) -> Future<OutputConfirmation, PlayerError> {
+    entry.ready.flatMap { [self] _ in prefill() }.map { [self] _ in
+      locked {
+        // A stream that plays may have taken in all of a short track while nobody listened: its drain begins
+        // now that somebody does.
+        if running { pumpLocked() }
+        return OutputConfirmation(
+          position: running ? positionLocked() : 0, time: Self.now(), running: running, stream: entry.stream,
+          device: deviceNameLocked, volume: volumePercent)
+      }
+    }
+  }
+}
+
+/// A stream made by ``PulseOutput/prepare(_:playingWhen:)`` before the first `open`: for which decoder, which
+/// stream number, and the future that settles when it is ready. Its `var`s are read and written with the
+/// mainloop lock held only, like the output's own.
+final class PreparedStream: @unchecked Sendable {
+  /// Held, not only identified: compared by identity with the decoder of the first `open`.
+  let decoder: any AudioDecoder
+  /// Settles when the server has created the stream, or for a stream prepared to play, acknowledged the uncork.
+  let ready: Future<Void, PlayerError>
+  let resolver: Future<Void, PlayerError>.Resolver
+  /// The stream number the output gave it once created.
+  var stream: UInt64 = 0
+  /// An `open` of something else came first: the stream is not to be made.
+  var dropped = false
+  /// When `ready` settles, and whether the stream plays first.
+  var start: PreparedStart
+
+  init(decoder: any AudioDecoder, playing: Bool) {
+    self.decoder = decoder
+    start = PreparedStart(playing: playing)
+    (ready, resolver) = Future<Void, PlayerError>.pending()
+  }
+}

@@ -1,0 +1,185 @@
+import CPulseAudio
+
+// The playback stream: creating it, following its state, tearing it down.
+extension PulseOutput {
+  var ringChannels: Int { ring?.channels ?? 2 }
+
+  func createStreamLocked(
+    for decoder: any AudioDecoder, at seconds: Double, volume: Int?,
+    ready: @escaping (Result<Void, PlayerError>) -> Void
+  ) {
+    assertLocked()
+    teardownStreamLocked()
+    guard let context, contextReady else {
+      return ready(.failure(.outputLost(detail: "\(serverName): not connected")))
+    }
+    let info = decoder.info
+    var spec = pa_sample_spec(
+      format: PA_SAMPLE_FLOAT32LE, rate: UInt32(info.sampleRate), channels: UInt8(info.channels))
+    guard pa_sample_spec_valid(&spec) != 0 else {
+      return ready(.failure(.unsupportedFormat(path: info.path, detail: "PulseAudio cannot play this sample format")))
+    }
+    // Decode up to two seconds ahead of the server's buffer: the decoding queue may lose the CPU for a while
+    // on a busy machine, and the write callback must still find audio to copy.
+    let ringFrames = max(Int(Double(info.sampleRate) * max(configuration.targetLatency * 2, 2)), 4096)
+    guard let ring = SampleRing(frames: ringFrames, channels: info.channels) else {
+      return ready(.failure(.outputFailed(operation: "open", detail: "no memory for the sample ring")))
+    }
+    let props = pa_proplist_new()
+    pa_proplist_sets(props, PA_PROP_MEDIA_ROLE, "music")
+    pa_proplist_sets(props, PA_PROP_MEDIA_NAME, info.displayTitle)
+    pa_proplist_sets(props, PA_PROP_MEDIA_FILENAME, info.path)
+    if let artist = info.artist { pa_proplist_sets(props, PA_PROP_MEDIA_ARTIST, artist) }
+    guard let s = pa_stream_new_with_proplist(context, info.displayTitle, &spec, nil, props) else {
+      pa_proplist_free(props)
+      return ready(.failure(.outputFailed(operation: "open", detail: lastErrorLocked())))
+    }
+    pa_proplist_free(props)
+    stream = s
+    streamNumber += 1
+    self.decoder = decoder
+    readFailure = nil
+    frameBytes = info.channels * MemoryLayout<Float>.size
+    sampleRate = info.sampleRate
+    self.ring = ring
+    running = false
+    volumePercent = volume ?? 100
+    explicitVolume = volume
+    let frame = Int64((seconds * Double(info.sampleRate)).rounded())
+    anchorSeconds = Double(min(max(frame, 0), info.frames)) / Double(info.sampleRate)
+    anchorStreamTime = 0
+    writtenFrames = 0
+    positionFilter.reset(to: anchorSeconds)
+    ring.invalidate()
+    refillLocked(from: frame, ring: ring, decoder: decoder)
+
+    let me = Unmanaged.passUnretained(self).toOpaque()
+    // Ready once the server has made it and its volume is known.
+    streamReady = { [self] result in
+      guard case .success = result else { return ready(result) }
+      settleNewStreamVolumeLocked(s) { ready(.success(())) }
+    }
+    pa_stream_set_state_callback(
+      s,
+      { _, userdata in Unmanaged<PulseOutput>.fromOpaque(userdata!).takeUnretainedValue().streamStateChangedLocked() },
+      me)
+    pa_stream_set_write_callback(
+      s, { _, _, userdata in Unmanaged<PulseOutput>.fromOpaque(userdata!).takeUnretainedValue().pumpLocked() }, me)
+    pa_stream_set_moved_callback(
+      s, { _, userdata in Unmanaged<PulseOutput>.fromOpaque(userdata!).takeUnretainedValue().reportDeviceLocked() },
+      me)
+    pa_stream_set_latency_update_callback(
+      s, { _, userdata in Unmanaged<PulseOutput>.fromOpaque(userdata!).takeUnretainedValue().timingUpdatedLocked() },
+      me)
+    pa_stream_set_underflow_callback(
+      s,
+      { _, userdata in
+        let output = Unmanaged<PulseOutput>.fromOpaque(userdata!).takeUnretainedValue()
+        output.announceLocked(.underflow)
+      }, me)
+
+    // The server asks for more once a quarter of the target is free: left to itself, PulseAudio 16 asks for
+    // 20 ms at a time, which wakes this process and the server fifty times a second for nothing.
+    let target = UInt64(configuration.targetLatency * 1e6)
+    var attr = pa_buffer_attr(
+      maxlength: UInt32.max, tlength: UInt32(pa_usec_to_bytes(target, &spec)),
+      prebuf: UInt32.max, minreq: UInt32(pa_usec_to_bytes(target / 4, &spec)), fragsize: UInt32.max)
+    // Without a volume the server chooses (its session manager may restore the one saved for splay).
+    var cv = pa_cvolume()
+    pa_cvolume_set(&cv, UInt32(info.channels), Self.paVolume(volume ?? 100))
+    let flags = pa_stream_flags_t(
+      PA_STREAM_START_CORKED.rawValue | PA_STREAM_ADJUST_LATENCY.rawValue | PA_STREAM_INTERPOLATE_TIMING.rawValue)
+    let connected = withUnsafePointer(to: &cv) { volume in
+      pa_stream_connect_playback(s, configuration.sink, &attr, flags, self.explicitVolume == nil ? nil : volume, nil)
+    }
+    if connected < 0 {
+      streamReady = nil
+      teardownStreamLocked()
+      ready(.failure(.outputFailed(operation: "open", detail: lastErrorLocked())))
+    }
+  }
+
+  private func streamStateChangedLocked() {
+    guard let stream else { return }
+    switch pa_stream_get_state(stream) {
+    case PA_STREAM_READY:
+      requestTimingLocked()
+      let ready = streamReady
+      streamReady = nil
+      ready?(.success(()))
+    case PA_STREAM_FAILED, PA_STREAM_TERMINATED:
+      let detail = lastErrorLocked()
+      if let ready = streamReady {
+        streamReady = nil
+        teardownStreamLocked()
+        ready(.failure(.outputFailed(operation: "open", detail: detail)))
+      } else if contextReady {
+        // The server killed the stream (its sink went away, for example): the track cannot continue.
+        let error = PlayerError.outputLost(detail: "the stream was closed by the server: \(detail)")
+        failPendingStreamOperationsLocked(error)
+        teardownStreamLocked()
+        announceLocked(.lost(error))
+      }
+    default:
+      break
+    }
+  }
+
+  /// The sink the open stream plays to, as the server last said.
+  var deviceNameLocked: String? {
+    guard let stream, let name = pa_stream_get_device_name(stream) else { return nil }
+    return String(cString: name)
+  }
+
+  /// Reports the sink the server moved the stream to (mainloop thread).
+  private func reportDeviceLocked() {
+    guard let device = deviceNameLocked else { return }
+    handOff { self.report(.deviceChanged(device)) }
+  }
+
+  /// Fails what waits for the stream: its operations (not a volume change, which is the context's) and the
+  /// pauses waiting for a timing update.
+  private func failPendingStreamOperationsLocked(_ error: PlayerError) {
+    requests.fail(with: error) { $0.name != "volume" }
+    // Pauses whose cork was acknowledged wait for no operation of theirs, only for the next timing update.
+    let corks = corksAwaitingTiming
+    corksAwaitingTiming = []
+    for cork in corks { cork.fail(error) }
+  }
+
+  /// Disconnects the stream and forgets everything about it; what waited for it is cancelled.
+  func teardownStreamLocked() {
+    assertLocked()
+    if let stream {
+      pa_stream_set_state_callback(stream, nil, nil)
+      pa_stream_set_write_callback(stream, nil, nil)
+      pa_stream_set_underflow_callback(stream, nil, nil)
+      pa_stream_set_moved_callback(stream, nil, nil)
+      pa_stream_set_latency_update_callback(stream, nil, nil)
+      failPendingStreamOperationsLocked(.cancelled)
+      pa_stream_disconnect(stream)
+      pa_stream_unref(stream)
+    }
+    stream = nil
+    // An `open` (or a prepared stream) still waiting for the server to create this stream will not get it.
+    if let ready = streamReady {
+      streamReady = nil
+      ready(.failure(.cancelled))
+    }
+    corksAwaitingTiming = []
+    if !prefillWaiters.isEmpty {
+      let waiters = prefillWaiters
+      prefillWaiters = []
+      handOff { for waiter in waiters { waiter.reject(.cancelled) } }
+    }
+    let actions = prefillActions
+    prefillActions = []
+    for action in actions { action(false) }
+    ring?.invalidate()
+    ring = nil
+    decoder = nil
+    gapless = GaplessBoundary()
+    running = false
+    draining = nil
+  }
+}

@@ -1,0 +1,83 @@
+import CPulseAudio
+
+// The server's clock: timing updates, the position they give, and the anchor after a flush.
+extension PulseOutput {
+  /// How many timing updates the server has answered so far: tests check that a paused stream asks for none.
+  var timingUpdatesAnswered: Int { locked { timingUpdates } }
+
+  /// Asks the server for a timing update and does not wait for it (lock held); the latency-update callback
+  /// sees it arrive. `pa_stream_get_time` gives nothing after a cork, an uncork or a flush until an update
+  /// taken after it arrives, so one is requested right behind each.
+  func requestTimingLocked() {
+    assertLocked()
+    guard let stream, let operation = pa_stream_update_timing_info(stream, nil, nil) else { return }
+    pa_operation_unref(operation)
+  }
+
+  /// Asks for timing updates while audio flows, 10 ms after the uncork and then twice as long after each up to
+  /// 1.5 s, as libpulse's automatic updates do: they keep the interpolated clock true. Unlike those, they stop
+  /// while the stream is corked (libpulse's went on every 1.5 s and kept a paused player waking); a cork
+  /// stops the timer at its next firing. `restart` starts the schedule over (lock held).
+  func scheduleTimingLocked(restart: Bool) {
+    guard let context else { return }
+    if restart { timingInterval = 10_000 }
+    let due = pa_rtclock_now() + timingInterval
+    timingInterval = min(timingInterval * 2, 1_500_000)
+    timingTimer.schedule(at: due, on: context) { [unowned self] in timingTimerFired() }
+  }
+
+  /// The timing timer fired (mainloop thread): one more update while audio flows, none once corked.
+  private func timingTimerFired() {
+    guard running, stream != nil else { return }
+    requestTimingLocked()
+    scheduleTimingLocked(restart: false)
+  }
+
+  /// A timing update arrived (mainloop thread): the pauses whose cork was acknowledged before it can confirm.
+  func timingUpdatedLocked() {
+    timingUpdates += 1
+    guard !corksAwaitingTiming.isEmpty else { return }
+    let corks = corksAwaitingTiming
+    corksAwaitingTiming = []
+    for cork in corks { cork.answer() }
+  }
+
+  /// After a flush the server's read index is where new audio will start: record the stream time there as
+  /// the anchor for `seconds`.
+  func anchorAfterFlushLocked(seconds: Double, _ done: @escaping (Result<Void, PlayerError>) -> Void) {
+    guard let stream else { return done(.failure(.outputLost(detail: "the stream is gone"))) }
+    issueLocked(
+      "timing", start: { ticket in pa_stream_update_timing_info(stream, PulseOperation.streamCallback, ticket) },
+      completion: { [self] _ in
+        var usec: pa_usec_t = 0
+        if pa_stream_get_time(stream, &usec) == 0 { anchorStreamTime = usec }
+        anchorSeconds = seconds
+        positionFilter.reset(to: seconds)
+        done(.success(()))
+      }, failure: { error in done(.failure(error)) })
+  }
+
+  /// The stream's state now, to confirm (lock held).
+  func confirmationLocked() -> OutputConfirmation {
+    OutputConfirmation(position: positionLocked(), time: Self.now(), running: running, stream: streamNumber)
+  }
+
+  /// The played position: the anchor plus the stream time since it, through the ``PositionFilter`` (never
+  /// backwards between seeks, never faster than real time, within the track). On `-PA_ERR_NODATA` (no timing
+  /// information yet) the last position holds.
+  func positionLocked() -> Double {
+    assertLocked()
+    advanceIfBoundaryPlayedLocked()
+    guard let stream, let info = decoder?.info else { return positionFilter.position }
+    var usec: pa_usec_t = 0
+    guard pa_stream_get_time(stream, &usec) == 0 else { return positionFilter.position }
+    let elapsed = usec >= anchorStreamTime ? Double(usec - anchorStreamTime) / 1e6 : 0
+    // Nothing can have been heard that was not written: a latency the server got wrong (PipeWire 0.3 passes a
+    // negative delay on unclamped) must not carry the position past the audio. On a sink that renders in long
+    // blocks (a null sink with no reader), a new stream's audio waits for the block in progress: the position
+    // then stays at what was written, which is all that can have played.
+    let written = Double(max(writtenFrames, 0)) / Double(sampleRate)
+    return positionFilter.update(
+      raw: anchorSeconds + min(elapsed, written), at: Self.now(), running: running, duration: info.duration)
+  }
+}

@@ -1,0 +1,98 @@
+import CPulseAudio
+
+// The stream's volume: setting it, reading it back, and following changes other programs make.
+extension PulseOutput {
+  /// Asks the server to report changes of sink inputs, so that a volume set by another program (pavucontrol,
+  /// `pactl set-sink-input-volume`) arrives as a confirmed `volumeChanged` event.
+  func subscribeToVolumeChangesLocked(_ context: OpaquePointer) {
+    pa_context_set_subscribe_callback(
+      context,
+      { _, event, index, userdata in
+        let output = Unmanaged<PulseOutput>.fromOpaque(userdata!).takeUnretainedValue()
+        output.sinkInputChangedLocked(event: event, index: index)
+      }, Unmanaged.passUnretained(self).toOpaque())
+    if let operation = pa_context_subscribe(context, PA_SUBSCRIPTION_MASK_SINK_INPUT, nil, nil) {
+      pa_operation_unref(operation)
+    }
+  }
+
+  /// A sink input changed (mainloop thread): when it is this output's stream, read its volume.
+  private func sinkInputChangedLocked(event: pa_subscription_event_type_t, index: UInt32) {
+    let facility = event.rawValue & PA_SUBSCRIPTION_EVENT_FACILITY_MASK.rawValue
+    let kind = event.rawValue & PA_SUBSCRIPTION_EVENT_TYPE_MASK.rawValue
+    guard facility == PA_SUBSCRIPTION_EVENT_SINK_INPUT.rawValue, kind == PA_SUBSCRIPTION_EVENT_CHANGE.rawValue,
+      let context, let stream, pa_stream_get_state(stream) == PA_STREAM_READY, pa_stream_get_index(stream) == index
+    else { return }
+    let query = pa_context_get_sink_input_info(
+      context, index,
+      { _, info, _, userdata in
+        guard let info else { return }
+        let output = Unmanaged<PulseOutput>.fromOpaque(userdata!).takeUnretainedValue()
+        var volume = info.pointee.volume
+        output.sinkInputVolumeReadLocked(index: info.pointee.index, volume: pa_cvolume_avg(&volume))
+      }, Unmanaged.passUnretained(self).toOpaque())
+    if let query { pa_operation_unref(query) }
+  }
+
+  /// The server's volume of a sink input (mainloop thread): a change that splay did not make is an event, unless
+  /// it is a session manager's restore of a new stream that overrides an explicit volume: that is undone.
+  private func sinkInputVolumeReadLocked(index: UInt32, volume: pa_volume_t) {
+    guard let stream, pa_stream_get_index(stream) == index else { return }
+    let percent = Self.percent(volume)
+    guard percent != volumePercent else { return }
+    if let explicit = explicitVolume, explicit == volumePercent, Self.now() < restoreWatchUntil {
+      return applyVolumeLocked(explicit, to: stream) { _ in }
+    }
+    volumePercent = percent
+    explicitVolume = nil
+    announceLocked(.volumeChanged(percent))
+  }
+
+  static func percent(_ volume: pa_volume_t) -> Int {
+    Int((Double(volume) * 100 / Double(PA_VOLUME_NORM)).rounded())
+  }
+
+  /// Sets the stream's volume at the server (lock held); `done` gets the server's answer.
+  func applyVolumeLocked(
+    _ level: Int, to stream: OpaquePointer, _ done: @escaping (Result<Void, PlayerError>) -> Void
+  ) {
+    guard let context else { return done(.failure(.outputLost(detail: "\(serverName): not connected"))) }
+    var volume = pa_cvolume()
+    pa_cvolume_set(&volume, UInt32(max(1, ringChannels)), Self.paVolume(level))
+    let index = pa_stream_get_index(stream)
+    issueLocked(
+      "volume",
+      start: { ticket in
+        pa_context_set_sink_input_volume(context, index, &volume, PulseOperation.contextCallback, ticket)
+      },
+      completion: { [self] ok in
+        guard ok else { return done(.failure(.outputFailed(operation: "volume", detail: lastErrorLocked()))) }
+        volumePercent = level
+        done(.success(()))
+      }, failure: { error in done(.failure(error)) })
+  }
+
+  /// Reads the new stream's volume at the server, and sets the explicit one when that differs (lock held): a
+  /// server may ignore the volume a stream is created with (PipeWire 0.3.65 plays it at 100 %), or restore a
+  /// saved one. `done` runs once the stream's volume is known, or could not be read.
+  func settleNewStreamVolumeLocked(_ stream: OpaquePointer, _ done: @escaping () -> Void) {
+    restoreWatchUntil = Self.now() + 1_000_000_000
+    guard let context else { return done() }
+    let index = pa_stream_get_index(stream)
+    final class Reading { var volume: pa_volume_t? }
+    let reading = Reading()
+    issueLocked(
+      "volume (read)",
+      start: { ticket in pa_context_get_sink_input_info(context, index, PulseOperation.sinkInputCallback, ticket) },
+      completion: { [self] _ in
+        guard let volume = reading.volume, self.stream == stream else { return done() }
+        volumePercent = Self.percent(volume)
+        guard let explicit = explicitVolume, explicit != volumePercent else { return done() }
+        applyVolumeLocked(explicit, to: stream) { _ in done() }
+      }, failure: { _ in done() }, volumeRead: { reading.volume = $0 })
+  }
+
+  static func paVolume(_ percent: Int) -> pa_volume_t {
+    pa_volume_t(Double(PA_VOLUME_NORM) * Double(min(max(percent, 0), 100)) / 100)
+  }
+}
