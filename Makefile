@@ -52,13 +52,13 @@ test-servers:
 	SPLAY_SANDBOX=pipewire scripts/with-pulse-sandbox $(SERVERS_TEST)
 	SPLAY_SANDBOX=pipewire SPLAY_SANDBOX_RATE=44100 scripts/with-pulse-sandbox $(SERVERS_TEST)
 
-# The Futures and PlayerCore suites (PulseAudio integration tests included, against the private server) under
-# ThreadSanitizer, in their own build folder so the main build stays as it is. One suite after the other: run
-# side by side under TSan on two cores, the Futures' million-step stack-safety tests outlast their time limit.
+# The Futures, PlayerCore and ControlProtocol suites (PulseAudio integration tests included, against the private
+# server) under ThreadSanitizer, in their own build folder so the main build stays as it is. Futures alone first:
+# run side by side under TSan on two cores, the Futures' million-step stack-safety tests outlast their time limit.
 # SPLAY_SANITIZER: the stream-cycle test does not bound resident memory under a sanitizer's shadow memory.
 TSAN_TEST := SPLAY_SANITIZER=thread $(SWIFT) test --sanitize=thread --scratch-path .build-tsan
 tsan: deps
-	@scripts/with-pulse-sandbox bash -c '$(TSAN_TEST) --filter FuturesTests && $(TSAN_TEST) --skip-build --filter PlayerCoreTests'
+	@scripts/with-pulse-sandbox bash -c '$(TSAN_TEST) --filter FuturesTests && $(TSAN_TEST) --skip-build --filter "PlayerCoreTests|ControlProtocolTests"'
 
 # libFuzzer targets for the command-line, script and protocol parsers (Fuzz/), each run for FUZZ_SECONDS from
 # the seed corpus in Fuzz/corpus; a crash fails the target and is kept in .build/fuzz/artifacts.

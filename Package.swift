@@ -60,10 +60,16 @@ let package = Package(
         .product(name: "Logging", package: "swift-log"),
       ]
     ),
+    // The control socket's JSON-lines protocol (docs/protocol.md): requests read into `PlayerCommand`s, states and
+    // replies written as lines, by hand rather than with Foundation's coders (see JSONReader and JSONWriter). A
+    // target of its own so that the player library does not carry the wire format: PlayerCore's `Codable`
+    // conformances define the JSON, this reads and writes it fast, and only the front ends (PlayerCLI) import it.
+    .target(name: "ControlProtocol", dependencies: ["PlayerCore"]),
     .executableTarget(
       name: "PlayerCLI",
       dependencies: [
         "PlayerCore",
+        "ControlProtocol",
         "Futures",
         "CMpg123Quiet",
         "CThreadStart",
@@ -85,6 +91,14 @@ let package = Package(
         "Futures",
         "AudioTestSupport",
         "CPulseAudio",
+        .product(name: "PropertyBased", package: "swift-property-based"),
+      ]
+    ),
+    .testTarget(
+      name: "ControlProtocolTests",
+      dependencies: [
+        "ControlProtocol",
+        "PlayerCore",
         .product(name: "PropertyBased", package: "swift-property-based"),
       ]
     ),

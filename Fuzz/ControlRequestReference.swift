@@ -3,6 +3,9 @@
 
 import Foundation
 
+// Testable: it decodes arguments with PlayerCore's internal CommandArgument, as the protocol did then.
+@testable import PlayerCore
+
 enum ControlRequestReference {
   static func decode(_ line: some Collection<UInt8>) -> Result<ControlRequest, ControlProtocolError> {
     let raw: ReferenceRawRequest

@@ -1,3 +1,4 @@
+import Foundation
 import Futures
 import Testing
 
@@ -112,8 +113,9 @@ import Testing
     #expect(try CommandParser.parse("shuffle on") == .shuffle(true))
     #expect(PlayerCommand.repeatMode(.all).description == "repeat all")
     #expect(throws: CommandParseError.self) { try CommandParser.parse("repeat sometimes") }
-    let state = PlayerState(repeatMode: .one, shuffle: true)
-    #expect(state.jsonText.contains("\"repeat\":\"one\""))
-    #expect(state.jsonText.contains("\"shuffle\":true"))
+    // The Codable form, which defines the JSON; JSONWriterTests (ControlProtocol) holds the socket's lines to it.
+    let json = String(decoding: try JSONEncoder().encode(PlayerState(repeatMode: .one, shuffle: true)), as: UTF8.self)
+    #expect(json.contains("\"repeat\":\"one\""))
+    #expect(json.contains("\"shuffle\":true"))
   }
 }

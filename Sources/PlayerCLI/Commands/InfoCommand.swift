@@ -1,4 +1,5 @@
 import ArgumentParser
+import ControlProtocol
 import PlayerCore
 
 /// `splay info FILE...`: what the decoder sees in each file.

@@ -1,4 +1,5 @@
 import ArgumentParser
+import ControlProtocol
 import Dispatch
 import FoundationEssentials
 import Glibc

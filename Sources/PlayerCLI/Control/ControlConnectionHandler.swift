@@ -1,3 +1,4 @@
+import ControlProtocol
 import Dispatch
 import Futures
 import NIOCore

@@ -1,3 +1,4 @@
+import ControlProtocol
 import PlayerCore
 
 /// Where `splay play` shows the confirmed state: a live terminal view or JSON lines.

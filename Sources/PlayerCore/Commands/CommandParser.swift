@@ -201,7 +201,10 @@ extension Character {
 
 /// The shortest decimal text for `value` that ``CommandParser`` reads back as the same number where it can
 /// (no exponent form, which the parser refuses; values below a nanosecond are rounded).
-func decimalText(_ value: Double) -> String {
+///
+/// `package`, not API: ControlProtocol turns a JSON number argument into text with it, so that the socket reads a
+/// number as `PlayerCommand`'s `Codable` conformance does.
+package func decimalText(_ value: Double) -> String {
   var text = String(value)
   // Far beyond any number a command takes, and beyond Int64 below: keep the exponent form, which the parser
   // refuses with a message quoting it. (`{"command": "volume", "args": [-1e308]}` crashed `splay serve` here.)

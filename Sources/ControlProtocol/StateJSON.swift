@@ -2,6 +2,8 @@
 // order, and each writer must produce exactly what the type's `Codable` conformance encodes: JSONWriterTests
 // compares them on random values.
 
+import PlayerCore
+
 extension PlayerState {
   /// The state as one line of compact JSON with sorted keys (no newline): what `--json` prints and the socket
   /// sends, byte for byte what `JSONEncoder` writes from the `Codable` form. `{}` for a position that is not a

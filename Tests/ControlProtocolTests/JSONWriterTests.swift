@@ -1,8 +1,9 @@
 import Foundation
+import PlayerCore
 import PropertyBased
 import Testing
 
-@testable import PlayerCore
+@testable import ControlProtocol
 
 /// The lines the server writes by hand (`JSONWriter`) must be exactly what Foundation's `JSONEncoder` (sorted
 /// keys, slashes unescaped) writes from the values' `Codable` conformances, so that a field added to a type

@@ -1,8 +1,9 @@
 import Foundation
+import PlayerCore
 import PropertyBased
 import Testing
 
-@testable import PlayerCore
+@testable import ControlProtocol
 
 /// The control socket's request reader (JSONReader and ControlRequest.decode): every valid request is read as
 /// what it says, and what JSON does not allow is refused. (The fuzz target holds it to Foundation's reading.)

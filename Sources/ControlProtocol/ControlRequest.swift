@@ -1,3 +1,5 @@
+import PlayerCore
+
 /// One request of the control protocol (docs/protocol.md): a JSON object on one line.
 ///
 /// ```json

@@ -1,3 +1,5 @@
+import PlayerCore
+
 /// The lines the server writes: replies to requests and state events (docs/protocol.md).
 public enum ControlMessage: Sendable {
   /// `{"id": ID, "ok": true, "state": {...}}`, with `"skipped": [...]` when a `load` or `enqueue` left
