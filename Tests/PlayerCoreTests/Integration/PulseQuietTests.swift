@@ -34,4 +34,54 @@ struct PulseQuietTests {
       _ = await controller.stop().settled
     }
   }
+
+  /// While audio flows with nothing asked, the server wakes the player for a quarter of a 4 s buffer at a time
+  /// instead of a quarter of 200 ms (PulseAudio only: on PipeWire the buffer sets the graph's quantum). A cork
+  /// gives the larger buffer back, so that the next start is as quick as the first. The server keeps part of
+  /// the buffer in its sink (a plain null sink: `tlength` 1.1 s of the 4 s asked for).
+  @Test func aSteadyStreamTakesALargerBufferUntilACork() async throws {
+    try await ExclusiveSink.run {
+      let output = PulseOutput()
+      let controller = PlayerController(output: output)
+      _ = await controller.load([Fixtures.sweepFLAC]).settled
+      #expect(await controller.play().settled.value?.status == .playing)
+      let start = try #require(output.serverBufferSeconds)
+      #expect(start <= 0.25, "a starting stream has the start-up buffer: \(start) s")
+      try await Task.sleep(for: .milliseconds(3500))
+      let steady = try #require(output.serverBufferSeconds)
+      if output.serverIsPipeWire {
+        #expect(steady <= 0.25, "PipeWire keeps the start-up buffer: \(steady) s")
+      } else {
+        #expect(steady >= 0.5, "3.5 s of steady audio: \(steady) s")
+      }
+      #expect(await controller.pause().settled.value?.status == .paused)
+      try await Task.sleep(for: .milliseconds(200))
+      let paused = try #require(output.serverBufferSeconds)
+      #expect(paused <= 0.25, "a cork gives the steady buffer back: \(paused) s")
+      _ = await controller.stop().settled
+    }
+  }
+
+  /// A server acknowledges a drain once the audio is in its sink, whose latency grows with the buffer: the
+  /// start-up buffer comes back once the decoder has reached the end of the track, seconds before the drain.
+  @Test func theEndOfATrackIsPlayedWithTheStartUpBuffer() async throws {
+    try await ExclusiveSink.run {
+      let output = PulseOutput()
+      let controller = PlayerController(output: output)
+      _ = await controller.load([Fixtures.sweepFLAC]).settled
+      _ = await controller.seek(to: 15).settled
+      #expect(await controller.play().settled.value?.status == .playing)
+      var sawSteady = output.serverIsPipeWire
+      var position = 15.0
+      while position < 27.5 {
+        try await Task.sleep(for: .milliseconds(100))
+        sawSteady = sawSteady || (output.serverBufferSeconds ?? 0) >= 0.5
+        position = try #require(await controller.refresh().settled.value).position.seconds
+      }
+      #expect(sawSteady, "the steady buffer came before the decoder reached the end")
+      let end = try #require(output.serverBufferSeconds)
+      #expect(end <= 0.25, "2.5 s before the end the buffer is the start-up one again: \(end) s")
+      _ = await controller.stop().settled
+    }
+  }
 }

@@ -63,6 +63,7 @@ extension PulseOutput {
       connectTimer.cancel()
       contextReady = true
       subscribeToVolumeChangesLocked(context)
+      identifyServerLocked(context)
       let waiters = connectWaiters
       connectWaiters.removeAll()
       for waiter in waiters { waiter(.success(())) }
@@ -103,6 +104,7 @@ extension PulseOutput {
     }
     context = nil
     contextReady = false
+    serverKind = .unknown
   }
 
   func lastErrorLocked() -> String {
