@@ -63,7 +63,6 @@ extension PulseOutput {
       connectTimer.cancel()
       contextReady = true
       subscribeToVolumeChangesLocked(context)
-      identifyServerLocked(context)
       let waiters = connectWaiters
       connectWaiters.removeAll()
       for waiter in waiters { waiter(.success(())) }
@@ -104,7 +103,6 @@ extension PulseOutput {
     }
     context = nil
     contextReady = false
-    serverKind = .unknown
   }
 
   func lastErrorLocked() -> String {

@@ -29,7 +29,6 @@ extension PulseOutput {
       writable = pa_stream_writable_size(stream)
     }
     advanceIfBoundaryPlayedLocked()
-    if bufferIsSteady, ring.fillState.endOfTrack { shrinkBufferLocked() }
     if ring.drained {
       // Not before an `open` took the stream: a stream prepared to play has nobody to tell of its end yet.
       if running && draining == nil && opened { startDrainLocked() }

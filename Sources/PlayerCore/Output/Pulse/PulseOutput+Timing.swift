@@ -30,8 +30,6 @@ extension PulseOutput {
   private func timingTimerFired() {
     guard running, stream != nil else { return }
     requestTimingLocked()
-    // A few seconds of audio with nothing asked in between: the steady buffer.
-    if timingInterval >= 1_500_000 { enlargeBufferLocked() }
     scheduleTimingLocked(restart: false)
   }
 

@@ -48,7 +48,6 @@ extension PulseOutput {
         start: { [self] done in
           let operation = pa_stream_cork(stream, 1, PulseOperation.streamCallback, done)
           requestTimingLocked()
-          shrinkBufferLocked()
           return operation
         },
         completion: { [self] ok in
@@ -86,7 +85,6 @@ extension PulseOutput {
         issueLocked(
           name + " (cork)", start: { done in pa_stream_cork(stream, 1, PulseOperation.streamCallback, done) },
           completion: { _ in }, failure: { _ in })
-        shrinkBufferLocked()
       }
       issueLocked(
         name + " (flush)", start: { done in pa_stream_flush(stream, PulseOperation.streamCallback, done) },

@@ -36,10 +36,9 @@ import Synchronization
 /// takes it, and ``assertLocked(function:)`` checks it in debug builds.
 ///
 /// The jobs live in files of their own: the connection (`+Connection`), the stream (`+Stream`), start, pause,
-/// seek and stop (`+Transport`), the audio path (`+Feeding`), timing and position (`+Timing`), the server's
-/// buffer (`+Buffer`), volume (`+Volume`), gapless (`+Gapless`, with ``GaplessBoundary``), the stream prepared
-/// before the first `open` (`+Prepare`, with ``PreparedStart``), and issuing operations (`+Requests`, with
-/// ``PulseRequests``).
+/// seek and stop (`+Transport`), the audio path (`+Feeding`), timing and position (`+Timing`), volume
+/// (`+Volume`), gapless (`+Gapless`, with ``GaplessBoundary``), the stream prepared before the first `open`
+/// (`+Prepare`, with ``PreparedStart``), and issuing operations (`+Requests`, with ``PulseRequests``).
 public final class PulseOutput: AudioOutput, @unchecked Sendable {
   /// Where to connect and how.
   public struct Configuration: Sendable, Equatable {
@@ -52,21 +51,13 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
     public var targetLatency: Double
     /// How long connecting may take before it fails.
     public var connectTimeout: Double
-    /// The stream's buffer in seconds once audio has flowed steadily for a few seconds, on PulseAudio (not
-    /// PipeWire): the server then wakes splay a few times a second instead of twenty. A cork goes back to
-    /// `targetLatency`. Not above `targetLatency`: the buffer stays as it is.
-    public var steadyLatency: Double
 
     /// Creates a configuration.
-    public init(
-      server: String? = nil, sink: String? = nil, targetLatency: Double = 0.2, connectTimeout: Double = 2,
-      steadyLatency: Double = 4
-    ) {
+    public init(server: String? = nil, sink: String? = nil, targetLatency: Double = 0.2, connectTimeout: Double = 2) {
       self.server = server
       self.sink = sink
       self.targetLatency = targetLatency
       self.connectTimeout = connectTimeout
-      self.steadyLatency = steadyLatency
     }
   }
 
@@ -85,10 +76,6 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
   private var lockHolder: pthread_t?
   var context: OpaquePointer?
   var contextReady = false
-  /// What the server is, once it said (``identifyServerLocked(_:)``).
-  var serverKind = PulseServerKind.unknown
-  /// The stream has the steady buffer (``enlargeBufferLocked()``).
-  var bufferIsSteady = false
   var connectWaiters: [(Result<Void, PlayerError>) -> Void] = []
   /// Gives up on a connection attempt the server does not answer.
   let connectTimer: MainloopTimer
