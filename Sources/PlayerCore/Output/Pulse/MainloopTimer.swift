@@ -15,9 +15,6 @@ final class MainloopTimer {
     self.mainloop = mainloop
   }
 
-  /// Whether it is armed or was armed and not cancelled since.
-  var isScheduled: Bool { event != nil }
-
   /// Runs `fired` (mainloop thread, lock held) once at `due` (`pa_rtclock_now` µs), replacing an earlier due
   /// time and action. Lock held.
   func schedule(at due: pa_usec_t, on context: OpaquePointer, fired: @escaping () -> Void) {

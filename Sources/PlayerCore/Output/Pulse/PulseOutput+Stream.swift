@@ -134,7 +134,7 @@ extension PulseOutput {
   /// Reports the sink the server moved the stream to (mainloop thread).
   private func reportDeviceLocked() {
     guard let device = deviceNameLocked else { return }
-    handOff { self.report(.deviceChanged(device)) }
+    announceLocked(.deviceChanged(device))
   }
 
   /// Fails what waits for the stream: its operations (not a volume change, which is the context's) and the
