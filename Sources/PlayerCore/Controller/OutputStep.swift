@@ -24,6 +24,14 @@ public enum OutputStep: Equatable, Hashable, Sendable {
     case paused
     /// Starts playing (moving through the queue while playing, `play` after the end, or reconnecting).
     case playing
+
+    /// The status an `open` publishes when the output confirmed the stream `running` or corked: what the
+    /// output confirmed, not what was asked, since a stream prepared to play before its `open`
+    /// (`PulseOutput.prepare(_:playingWhen:)`) is handed over running.
+    public func status(running: Bool) -> PlaybackStatus {
+      if self == .playing || running { return .playing }
+      return self == .paused ? .paused : .stopped
+    }
   }
 }
 
@@ -32,6 +40,14 @@ extension OutputStep {
   var asksWithoutBlocking: Bool {
     if case .open = self { return false }
     return true
+  }
+
+  /// The step that completes this `open` once the output confirmed the stream `opened`: `start` when the
+  /// track is to play and the stream is still corked; nil when nothing is left (it was to stay corked, or the
+  /// output handed over a stream already playing, whose confirmation is then the start's).
+  public func followUp(afterOpening opened: OutputConfirmation) -> OutputStep? {
+    guard case .open(_, _, _, .playing) = self, !opened.running else { return nil }
+    return .start
   }
 
   /// Where a `seekBy` lands when the output says playback is at `position`: within `0...duration`. Nil for

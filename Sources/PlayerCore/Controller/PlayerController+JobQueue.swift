@@ -54,11 +54,8 @@ extension PlayerController {
   /// has been played. A file that cannot be opened is left to the usual path, which reports and skips it when
   /// the current track ends.
   private func offerUpcomingIfDue() {
-    let due = core.withLock { core -> (path: String, following: UInt64)? in
-      guard offerIsDue(core), let upcoming = core.machine.upcoming else { return nil }
-      core.offered = (upcoming.index, upcoming.following)
-      return (upcoming.path, upcoming.following)
-    }
+    guard output.playsGapless else { return }
+    let due = core.withLock { $0.machine.takeOffer() }
     guard let due, let decoder = try? decoders.open(due.path) else { return }
     _ = output.prepareNext(decoder, following: due.following)
   }
@@ -69,16 +66,11 @@ extension PlayerController {
   func goOn() {
     if answersOnQueue { return runNext() }
     let released = core.withLock { core -> Bool in
-      guard core.head >= core.jobs.count, !offerIsDue(core) else { return false }
+      guard core.head >= core.jobs.count, !(output.playsGapless && core.machine.offerIsDue) else { return false }
       core.release()
       return true
     }
     if !released { queue.async { self.runNext() } }
-  }
-
-  private func offerIsDue(_ core: borrowing Core) -> Bool {
-    guard output.playsGapless, let upcoming = core.machine.upcoming else { return false }
-    return core.offered?.index != upcoming.index || core.offered?.following != upcoming.following
   }
 
   private func takeJob() -> Job? {

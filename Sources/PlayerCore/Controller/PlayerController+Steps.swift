@@ -89,12 +89,13 @@ extension PlayerController {
   }
 
   /// Moves to the next track on the output's behalf (the previous one finished). A track that cannot be
-  /// opened is reported and skipped; when none is left, the queue has ended. `failures` counts the tracks
-  /// skipped on the way, so that a repeated queue of files that all fail ends after one round.
+  /// opened is reported and skipped as the machine decides; `failures` counts the tracks skipped on the way.
   private func advance(_ step: OutputStep, failures: Int = 0) -> Progress {
     perform(step, for: "next").whenComplete(on: answers) { [self] outcome in
-      guard case .failure(let error) = outcome, error.isFileError,
-        let skip = core.withLock({ $0.closed ? nil : $0.machine.skip(unopenable: step, failures: failures) })
+      guard case .failure(let error) = outcome,
+        case .skip(let error, let skip)? = core.withLock({
+          $0.closed ? nil : $0.machine.fail(step, error, movingOn: failures)
+        })
       else {
         if finishStep(step, command: "next", outcome: outcome, resolver: nil) == .done { goOn() }
         return
@@ -121,20 +122,21 @@ extension PlayerController {
       let (published, current) = core.withLock { core in (core.machine.confirm(step, result), core.machine.state) }
       finish(resolver, with: .success(current), publishing: published)
       return .done
-    case .failure(.timeout(let name, let seconds)):
+    case .failure(let error):
+      guard case .reconcileThenFail(let error) = core.withLock({ $0.machine.fail(step, error) }) else {
+        finish(resolver, with: .failure(error), publishing: nil)
+        return .done
+      }
       // The output may have done the step after all: publish what it really does before failing.
-      let status = underDeadline(waitingOn(output.status()), .timeout(command: name, seconds: seconds))
+      let status = underDeadline(waitingOn(output.status()), error)
       return whenSettled(status) { [self] status in
         var published: PlayerState?
         if case .success(let confirmation) = status {
           published = core.withLock { $0.machine.reconcile(confirmation) }
         }
-        finish(resolver, with: .failure(.timeout(command: name, seconds: seconds)), publishing: published)
+        finish(resolver, with: .failure(error), publishing: published)
         return .done
       }
-    case .failure(let error):
-      finish(resolver, with: .failure(error), publishing: nil)
-      return .done
     case .cancelled:
       resolver?.settle(with: .cancelled)
       return .done
@@ -159,8 +161,8 @@ extension PlayerController {
     let seconds = deadlineSeconds
     let work: Future<StepResult, PlayerError>
     switch step {
-    case .open(let queue, let index, let at, let then):
-      work = open(queue[index], at: at, then: then)
+    case .open(let queue, let index, let at, _):
+      work = open(queue[index], at: at, for: step)
     case .start:
       work = output.start().map { .stream($0, track: nil) }
     case .pause:
@@ -181,9 +183,8 @@ extension PlayerController {
     return waitingOn(underDeadline(work, .timeout(command: command, seconds: seconds)))
   }
 
-  private func open(_ path: String, at seconds: Double, then: OutputStep.StatusAfterOpen) -> Future<
-    StepResult, PlayerError
-  > {
+  /// Opens `path` at `seconds` and, when `step` says so, starts it: the confirmation is the last of the two.
+  private func open(_ path: String, at seconds: Double, for step: OutputStep) -> Future<StepResult, PlayerError> {
     let decoder: any AudioDecoder
     do {
       decoder = try decoders.open(path)
@@ -191,12 +192,9 @@ extension PlayerController {
       return .rejected(error)
     }
     let volume = core.withLock { $0.machine.volumeIsExplicit ? $0.machine.state.volume : nil }
-    let opened = output.open(decoder, at: seconds, volume: volume)
     let info = decoder.info
-    guard then == .playing else { return opened.map { .stream($0, track: info) } }
-    // A stream prepared to play may be running already: its confirmation is the start's.
-    return opened.flatMap { [output] opened in opened.running ? .resolved(opened) : output.start() }.map {
-      .stream($0, track: info)
-    }
+    return output.open(decoder, at: seconds, volume: volume).flatMap { [output] opened in
+      step.followUp(afterOpening: opened) == .start ? output.start() : .resolved(opened)
+    }.map { .stream($0, track: info) }
   }
 }

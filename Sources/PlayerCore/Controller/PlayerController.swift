@@ -40,8 +40,6 @@ public final class PlayerController: Sendable {
     /// While the job in flight waits for the output: stops waiting (``shutdown()`` does not wait for it).
     var abandonAwaited: (@Sendable () -> Void)?
     var closed = false
-    /// The queue index and stream of the last track offered to the output for gapless playback.
-    var offered: (index: Int, following: UInt64)?
 
     /// Nothing is left to run: the next command starts the controller again.
     mutating func release() {

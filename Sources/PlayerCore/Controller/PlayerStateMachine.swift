@@ -34,13 +34,15 @@ public struct PlayerStateMachine: Sendable {
 
   /// The output stream the current track plays on, from its `open` confirmation; events about other
   /// streams are stale.
-  private var stream: UInt64?
+  var stream: UInt64?
 
   /// Where the last track finished, kept while the controller moves on to the next one.
-  private var finished: OutputConfirmation?
+  var finished: OutputConfirmation?
   /// Whether the volume was set by a `volume` command: new streams are then opened at it, overriding a volume
   /// the server's session manager restores; until then they take the server's.
   public private(set) var volumeIsExplicit = false
+  /// The last track offered to the output for gapless playback (``takeOffer()``).
+  var offered: UpcomingTrack?
 
   /// Starts from `state` (by default, nothing loaded at full volume). The shuffle order is drawn from a
   /// generator seeded with `shuffleSeed`: a test passes one to get the same order on every run.
@@ -188,9 +190,7 @@ public struct PlayerStateMachine: Sendable {
       next.queue = queue
       next.index = index
       next.track = track ?? next.track
-      // What the output confirmed, not what was asked: a stream prepared to play before its `open`
-      // (`PulseOutput.prepare(_:playingWhen:)`) is confirmed running.
-      next.status = then == .playing || confirmation.running ? .playing : (then == .paused ? .paused : .stopped)
+      next.status = then.status(running: confirmation.running)
       next.position = position(confirmation)
       next.device = confirmation.device ?? next.device
       next.volume = confirmation.volume ?? next.volume
@@ -209,20 +209,6 @@ public struct PlayerStateMachine: Sendable {
     default:
       return nil
     }
-    return publish(next)
-  }
-
-  /// Reconciles with the output's real state after a missed deadline: the stream is running or not, at the
-  /// confirmed position. Returns the state to publish, or nil when nothing changed.
-  public mutating func reconcile(_ confirmation: OutputConfirmation) -> PlayerState? {
-    guard state.status.hasOpenTrack else { return nil }
-    var next = state
-    if confirmation.running {
-      next.status = .playing
-    } else if state.status == .playing {
-      next.status = .paused
-    }
-    next.position = position(confirmation)
     return publish(next)
   }
 
@@ -293,70 +279,14 @@ public struct PlayerStateMachine: Sendable {
     return .open(queue: state.queue, index: index, seconds: state.position.seconds, then: .paused)
   }
 
-  /// The track to offer the output for gapless playback: the one after the current track, with the stream it
-  /// would follow; nil when there is none or no stream is open.
-  public var upcoming: (path: String, index: Int, following: UInt64)? {
-    guard state.status.hasOpenTrack, let stream, let index = state.index, let next = following(index) else {
-      return nil
-    }
-    return (state.queue[next], next, stream)
-  }
-
-  /// Where the queue stands once the output moved from `index` to the offered `track`: the track that
-  /// follows by the modes, or, when they changed after the offer went out (too late for the output to take
-  /// another), wherever that track is in the queue, so that the state names what is heard.
-  private func advancedIndex(from index: Int, to track: TrackInfo?) -> Int? {
-    let expected = following(index)
-    guard let path = track?.path else { return expected }
-    if let expected, state.queue[expected] == path { return expected }
-    let count = state.queue.count
-    return (1...count).lazy.map { (index + $0) % count }.first { state.queue[$0] == path } ?? expected
-  }
-
-  /// What the controller does when the file an `open` step names cannot be opened while moving on by itself
-  /// (the previous track ended): the step that tries the next track, or the end of the queue.
-  public enum SkipReaction: Equatable, Sendable {
-    /// Try this step next.
-    case perform(OutputStep)
-    /// No track is left to try: the queue ended, with this state to publish (nil: nothing changed).
-    case ended(PlayerState?)
-  }
-
-  /// Skips the unopenable track of `step` (an `open`), `failures` tracks having failed before it on the way:
-  /// the next one by the queue modes is tried, unless every track of the queue has failed once (a repeated
-  /// queue of files that all fail ends after one round), or none follows. Nil for a step that opens nothing.
-  public mutating func skip(unopenable step: OutputStep, failures: Int) -> SkipReaction? {
-    guard case .open(let queue, let index, _, let then) = step else { return nil }
-    // A file that fails is not tried again when repeating one track: skipping moves on as `next` does.
-    if failures + 1 < queue.count, let next = self.step(from: index, by: 1) {
-      return .perform(.open(queue: queue, index: next, seconds: 0, then: then))
-    }
-    return .ended(endQueue())
-  }
-
-  /// The queue ended because the tracks after the current one could not be opened: publishes `ended` at the
-  /// last confirmed position.
-  public mutating func endQueue() -> PlayerState? {
-    guard state.status == .playing else { return nil }
-    var next = state
-    next.status = .ended
-    next.position.rate = 0
-    // The most recent confirmation wins, as when the last track ends: a seek confirmed after the track had
-    // finished (it raced with the end) moved the position, and the end does not move it back.
-    if let finished, finished.time > state.position.confirmedAt {
-      next.position = ConfirmedPosition(seconds: finished.position, confirmedAt: finished.time, rate: 0)
-    }
-    return publish(next)
-  }
-
-  private func position(_ confirmation: OutputConfirmation) -> ConfirmedPosition {
+  func position(_ confirmation: OutputConfirmation) -> ConfirmedPosition {
     ConfirmedPosition(
       seconds: confirmation.position, confirmedAt: confirmation.time, rate: confirmation.running ? 1 : 0)
   }
 
   /// Consumes `next`, so that setting its revision writes the storage the caller's changes already own
   /// instead of copying it once more.
-  private mutating func publish(_ next: consuming PlayerState) -> PlayerState? {
+  mutating func publish(_ next: consuming PlayerState) -> PlayerState? {
     guard !next.sameContent(as: state) else { return nil }
     if next.shuffle, !state.shuffle || next.queue != state.queue || playOrder.count != next.queue.count {
       playOrder = Self.shuffledOrder(count: next.queue.count, first: next.index, using: &random)
