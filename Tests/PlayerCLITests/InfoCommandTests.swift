@@ -17,7 +17,7 @@ import Testing
 
   @Test(arguments: [
     ("broken/empty.wav", "the file is empty"), ("broken/random-bytes.mp3", "cannot decode"),
-    ("broken/text.wav", "cannot decode"), ("broken/directory.flac", "not a regular file"),
+    ("broken/text.wav", "cannot decode"), ("broken/directory.flac", "no audio files in it"),
     ("media/nope.flac", "no such file"),
   ])
   func unreadableFilesExitThreeWithAOneLineMessage(path: String, cause: String) throws {
@@ -26,5 +26,35 @@ import Testing
     let lines = result.stderr.split(separator: "\n")
     #expect(lines.first?.contains(Splay.fixture(path)) == true)
     #expect(lines.first?.contains(cause) == true)
+  }
+
+  /// `info` takes what `play` takes: a collection's folders recursively in natural order, a playlist's entries
+  /// (relative to the playlist), and a line for each entry it leaves out.
+  @Test func aFolderAndAPlaylistListTheFilesPlayWouldQueue() throws {
+    let music = try ScratchDirectory("splay info 音楽")
+    let fm = FileManager.default
+    for album in ["Artist/Album 2", "Artist/Album 10", "Other"] {
+      try fm.createDirectory(atPath: music.path + "/" + album, withIntermediateDirectories: true)
+    }
+    let second = try music.copy("media/ladder-44k-stereo.flac", as: "Artist/Album 10/01 Jóga.flac")
+    let first = try music.copy("media/ladder-48k-mono.opus", as: "Artist/Album 2/01 戦場.opus")
+    _ = try music.copy("broken/random-bytes.flac", as: "Artist/Album 2/02 not audio.flac")
+    try Data("cover".utf8).write(to: URL(fileURLWithPath: music.path + "/Artist/Album 2/cover.jpg"))
+    let third = try music.copy("media/short-44k-stereo.flac", as: "Other/short.flac")
+    let playlist = music.path + "/Other/list.m3u"
+    try Data("#EXTM3U\nshort.flac\n../Artist/Album 2/01 戦場.opus\ngone.flac\n".utf8).write(
+      to: URL(fileURLWithPath: playlist))
+
+    let folder = try Splay.run(["info", "--json", music.path + "/Artist"])
+    #expect(folder.status == 0, "\(folder.stderr)")
+    #expect(folder.jsonLines.compactMap { $0["path"] as? String } == [first, second], "Album 2 before Album 10")
+    #expect(folder.stderr.isEmpty, "a file that is not audio is no entry of a folder: \(folder.stderr)")
+
+    let listed = try Splay.run(["info", playlist])
+    #expect(listed.status == 3, "an entry was left out")
+    let lines = listed.stdout.split(separator: "\n")
+    #expect(lines.count == 2 && lines[0].hasPrefix(third + ": FLAC") && lines[1].contains("01 戦場.opus: Opus"))
+    #expect(
+      listed.stderr.split(separator: "\n").first == "splay: \(playlist):4: \(music.path)/Other/gone.flac: no such file")
   }
 }

@@ -2,22 +2,32 @@ import ArgumentParser
 import ControlProtocol
 import PlayerCore
 
-/// `splay info FILE...`: what the decoder sees in each file.
+/// `splay info FILE...`: what the decoder sees in each file, folders and playlists expanded as `play` does.
 struct InfoCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "info",
     abstract: "Show format, sample rate, channels, duration and tags of audio files.",
-    discussion: "Exits 3 when a file cannot be read or decoded (the other files are still shown).")
+    discussion: """
+      Folders and playlists name the files that 'splay play' would queue from them (folders recursively, in \
+      natural order; '-' reads a playlist from standard input), so 'splay info ~/Music' lists a collection.
+
+      Exits 3 when a file cannot be read or decoded, or an entry was left out (the other files are still shown).
+      """)
 
   @Flag(name: .long, help: "One JSON object per file on stdout.")
   var json = false
 
-  @Argument(help: ArgumentHelp("Audio files (WAV, FLAC, Ogg, Opus, MP3, M4A, WMA…).", valueName: "file"))
+  @Argument(
+    help: ArgumentHelp(
+      "Audio files (WAV, FLAC, Ogg, Opus, MP3, M4A, WMA…), folders or playlists (.m3u, .m3u8, .pls).",
+      valueName: "file"))
   var files: [String]
 
   func run() async throws {
-    var failed = false
-    for path in files {
+    let tracks = try TrackArguments.expand(files)
+    for entry in tracks.skipped { Console.error(entry.message) }
+    var failed = !tracks.skipped.isEmpty
+    for path in tracks.paths {
       do {
         let info = try StandardDecoderFactory().open(path).info
         Console.out(json ? info.jsonText : Self.describe(info))
