@@ -278,6 +278,26 @@ struct MPRISTests {
     #expect(try Self.ctl(server, "status")?["queue"] as? [String] == [path], "nothing changed")
   }
 
+  @Test func theAlbumPictureBesideATrackIsItsArtURL() throws {
+    let bus = try SessionBus()
+    let server = try Server(environment: bus.environment)
+    #expect(bus.waitForPlayer())
+    let scratch = try ScratchDirectory("splay-art 音")
+    try FileManager.default.createDirectory(atPath: scratch.path + "/Album", withIntermediateDirectories: true)
+    let track = try scratch.copy("media/ladder-44k-stereo.flac", as: "Album/01 a.flac")
+    let bare = try scratch.copy("media/short-44k-stereo.flac", as: "02 b.flac")
+    for picture in ["Album/back.jpg", "Album/Cover.JPG", "Album/scan.png"] {
+      try Data([0xFF, 0xD8, 0xFF]).write(to: URL(fileURLWithPath: scratch.path + "/" + picture))
+    }
+    try Self.ctl(server, "load", track, bare)
+    let cover = URL(fileURLWithPath: scratch.path + "/Album/Cover.JPG").absoluteString
+    #expect(try bus.playerctl("metadata", "mpris:artUrl").stdout == cover)
+    try Self.ctl(server, "next")
+    let none = try bus.playerctl("metadata", "mpris:artUrl")
+    #expect(none.stdout.isEmpty, "a track without a picture beside it has no art: \(none.stdout)")
+    #expect(try bus.playerctl("metadata", "xesam:url").stdout == URL(fileURLWithPath: bare).absoluteString)
+  }
+
   @Test func aSecondPlayerTakesAnInstanceName() throws {
     let bus = try SessionBus()
     let first = try Server(environment: bus.environment)

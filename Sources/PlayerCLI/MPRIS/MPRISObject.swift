@@ -42,7 +42,8 @@ final class MPRISObject {
     self.onQuit = onQuit
     directory = FileManager.default.currentDirectoryPath
     state = controller.state
-    metadata = MPRISMetadata.metadata(of: state, directory: directory)
+    metadata = MPRISMetadata.metadata(
+      of: state, directory: directory, coverArt: state.track.flatMap { CoverArt.find(forTrackAt: $0.path) })
     properties = MPRISProperties.player(of: state, metadata: metadata)
   }
 
@@ -204,7 +205,8 @@ final class MPRISObject {
     let old = state
     state = new
     if new.index != old.index || new.track != old.track {
-      metadata = MPRISMetadata.metadata(of: new, directory: directory)
+      metadata = MPRISMetadata.metadata(
+        of: new, directory: directory, coverArt: new.track.flatMap { CoverArt.find(forTrackAt: $0.path) })
     }
     let updated = MPRISProperties.player(of: new, metadata: metadata)
     let changed = MPRISProperties.changes(from: properties, to: updated)

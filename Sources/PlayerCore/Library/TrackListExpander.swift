@@ -188,19 +188,9 @@ private struct Walk {
   /// a folder already in `visited` (reached again through a link) is not walked again.
   mutating func addFolder(_ path: String, visited: inout Set<[UInt64]>) {
     guard Self.insert(path, into: &visited) else { return }
-    guard let directory = opendir(path) else {
+    guard var children = DirectoryEntries.list(path) else {
       return skip(nil, errno == EACCES ? .permissionDenied(path: path) : .fileNotFound(path: path))
     }
-    var children: [(name: String, type: UInt8)] = []
-    while let entry = readdir(directory) {
-      let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-        String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
-      }
-      // Hidden entries (and "." and "..") are left out, as file managers and mpv do.
-      guard !name.hasPrefix(".") else { continue }
-      children.append((name, entry.pointee.d_type))
-    }
-    closedir(directory)
     children.sort { NaturalOrder.areInIncreasingOrder($0.name, $1.name) }
     let prefix = path.hasSuffix("/") ? path : path + "/"
     for child in children where !full {

@@ -12,9 +12,11 @@ public enum MPRISMetadata {
 
   /// The metadata of the current track: its track id, `mpris:length` (µs), `xesam:title` (the tag, or the file
   /// name when untagged, as the live view shows it), `xesam:artist` (a list of one), `xesam:album`,
-  /// `xesam:trackNumber` (the leading number of `3/12`) and `xesam:url`, each only when known. Only the track id
-  /// when nothing is open. `directory` makes a relative path absolute for the URL (the player's working folder).
-  public static func metadata(of state: PlayerState, directory: String) -> [String: MPRISValue] {
+  /// `xesam:trackNumber` (the leading number of `3/12`), `xesam:url` and `mpris:artUrl` (the `coverArt` picture's
+  /// path), each only when known. Only the track id when nothing is open. `directory` makes a relative path
+  /// absolute for the URLs (the player's working folder).
+  public static func metadata(of state: PlayerState, directory: String, coverArt: String? = nil) -> [String: MPRISValue]
+  {
     var entries: [String: MPRISValue] = ["mpris:trackid": .objectPath(trackID(of: state))]
     guard let track = state.track else { return entries }
     if track.duration > 0 { entries["mpris:length"] = .int64(microseconds(track.duration)) }
@@ -23,6 +25,7 @@ public enum MPRISMetadata {
     if let album = track.album, !album.isEmpty { entries["xesam:album"] = .text(album) }
     if let number = track.trackNumber.flatMap(leadingNumber) { entries["xesam:trackNumber"] = .int32(number) }
     entries["xesam:url"] = .string(FileURL.encode(track.path, relativeTo: directory))
+    if let coverArt { entries["mpris:artUrl"] = .string(FileURL.encode(coverArt, relativeTo: directory)) }
     return entries
   }
 

@@ -17,6 +17,13 @@ import Testing
       ])
   }
 
+  @Test func theCoverIsAFileURLMadeAbsoluteLikeTheTracks() {
+    let state = MPRISPropertiesTests.playing()
+    let metadata = MPRISMetadata.metadata(of: state, directory: "/home/me", coverArt: "music/Über Band/cover #1.jpg")
+    #expect(metadata["mpris:artUrl"] == .string("file:///home/me/music/%C3%9Cber%20Band/cover%20%231.jpg"))
+    #expect(MPRISMetadata.metadata(of: .initial, directory: "/", coverArt: "/a/cover.jpg")["mpris:artUrl"] == nil)
+  }
+
   @Test func nothingLoadedIsNoTrack() {
     #expect(
       MPRISMetadata.metadata(of: .initial, directory: "/") == ["mpris:trackid": .objectPath(MPRISMetadata.noTrack)])
