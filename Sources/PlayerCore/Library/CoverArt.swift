@@ -1,6 +1,6 @@
-/// Finds the picture of a track's album in the track's own folder, where rippers and music managers (beets,
-/// Picard, foobar2000, iTunes exports) keep it, so that desktop media widgets can show it (`mpris:artUrl`).
-/// Pictures embedded in the audio file are not extracted.
+/// Finds a track's picture, so that desktop media widgets can show it (`mpris:artUrl`): the one embedded in the
+/// file (``EmbeddedPicture``, kept as a file by ``PictureFiles``), else the album's picture in the track's own
+/// folder, where rippers and music managers (beets, Picard, foobar2000, iTunes exports) keep it.
 public enum CoverArt {
   /// Names that say "the album's picture", best first; matched without case and extension.
   static let preferredNames = ["cover", "folder", "front", "album", "albumart", "albumartsmall", "thumb"]
@@ -27,9 +27,16 @@ public enum CoverArt {
     return pictures.count == 1 ? pictures[0].name : nil
   }
 
-  /// The path of the cover picture of the track at `path` (see ``choose(among:)``), or nil when its folder has
-  /// none or cannot be read. Reads the folder once; a relative track path gives a relative picture path.
+  /// The path of the picture of the track at `path`: its embedded picture, written out, else its folder's
+  /// (``inFolder(ofTrackAt:)``); nil when there is neither.
   public static func find(forTrackAt path: String) -> String? {
+    if let embedded = EmbeddedPicture.read(atPath: path), let file = PictureFiles.store(embedded) { return file }
+    return inFolder(ofTrackAt: path)
+  }
+
+  /// The path of the cover picture in the folder of the track at `path` (see ``choose(among:)``), or nil when
+  /// the folder has none or cannot be read. Reads the folder once; a relative track path gives a relative path.
+  public static func inFolder(ofTrackAt path: String) -> String? {
     let folder = FileContents.directory(of: path)
     let listed = folder.isEmpty ? "." : folder
     guard let entries = DirectoryEntries.list(listed) else { return nil }

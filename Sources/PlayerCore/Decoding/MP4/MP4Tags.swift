@@ -16,15 +16,7 @@ struct MP4Tags {
   /// The tags in `moov`; empty when it has none. Malformed tags are left out, never an error: a player plays a
   /// file whose tags it cannot read.
   init(moov: MP4Box) {
-    guard let meta = try? moov.descendant(["udta", "meta"]) else { return }
-    // ISO `meta` is a full box (4 bytes of version and flags before its children); QuickTime's is not.
-    var body = meta.body
-    if let first = try? MP4Box.sequence(in: body).first, first.type == MP4Box.type("hdlr") {
-    } else {
-      try? body.skip(4)
-    }
-    guard let ilst = try? MP4Box(type: meta.type, body: body).child("ilst"), let items = try? ilst.children()
-    else { return }
+    guard let items = Self.items(in: moov) else { return }
     var artist: String?
     var albumArtist: String?
     for item in items {
@@ -42,8 +34,20 @@ struct MP4Tags {
     self.artist = artist ?? albumArtist
   }
 
+  /// The items of `moov/udta/meta/ilst`; nil when there are none.
+  static func items(in moov: MP4Box) -> [MP4Box]? {
+    guard let meta = try? moov.descendant(["udta", "meta"]) else { return nil }
+    // ISO `meta` is a full box (4 bytes of version and flags before its children); QuickTime's is not.
+    var body = meta.body
+    if let first = try? MP4Box.sequence(in: body).first, first.type == MP4Box.type("hdlr") {
+    } else {
+      try? body.skip(4)
+    }
+    return try? MP4Box(type: meta.type, body: body).child("ilst")?.children()
+  }
+
   /// The value of an item's `data` box: its bytes after the type and locale fields.
-  private static func data(_ item: MP4Box) -> [UInt8]? {
+  static func data(_ item: MP4Box) -> [UInt8]? {
     guard var body = try? item.child("data")?.body, (try? body.skip(8)) != nil else { return nil }
     return try? body.array(body.remaining)
   }

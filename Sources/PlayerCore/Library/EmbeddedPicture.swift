@@ -1,0 +1,205 @@
+import Glibc
+
+/// A picture stored inside an audio file: FLAC's `PICTURE` block, ID3v2's `APIC`/`PIC` frame (MP3, and the
+/// ID3 tags some FLAC and WAV files carry in front), or MP4's `covr` item (M4A). The front cover wins when
+/// the file says which picture is which; otherwise the first. Ogg's base64 pictures are not read.
+///
+/// Every length in a tag is checked against what is there: a damaged or hostile tag gives no picture, never a
+/// crash or a read past its end.
+public struct EmbeddedPicture: Equatable, Sendable {
+  /// The image file's bytes.
+  public var bytes: [UInt8]
+  /// `jpg`, `png`, `webp` or `gif`, from the bytes' own signature (not from the tag's claim).
+  public var fileExtension: String
+
+  /// Largest tag or picture read: cover scans reach a few MB; a 16 MB "picture" is a broken length.
+  static let largest = 16 << 20
+
+  /// The picture in the file at `path`; nil when it has none that is an image, or cannot be read.
+  public static func read(atPath path: String) -> EmbeddedPicture? {
+    let fd = open(path, O_RDONLY | O_CLOEXEC)
+    guard fd >= 0 else { return nil }
+    defer { close(fd) }
+    var st = stat()
+    guard fstat(fd, &st) == 0, st.st_mode & S_IFMT == S_IFREG,
+      let head = try? MP4File.read(fd, at: 0, count: 12), head.count == 12
+    else { return nil }
+    if head.starts(with: Array("fLaC".utf8)) { return fromFLAC(fd) }
+    if head.starts(with: Array("ID3".utf8)) {
+      let size = syncsafe(head[6..<10])
+      guard size <= largest, let tag = try? MP4File.read(fd, at: 0, count: 10 + size) else { return nil }
+      return fromID3(tag)
+    }
+    if head[4..<8].elementsEqual("ftyp".utf8), let file = try? MP4File(descriptor: fd, size: Int64(st.st_size)) {
+      return fromMP4(moov: file.moov)
+    }
+    return nil
+  }
+
+  /// An image from `bytes` when they start with a JPEG, PNG, WebP or GIF signature.
+  init?(image bytes: [UInt8]) {
+    let signatures: [(String, [UInt8])] = [
+      ("jpg", [0xFF, 0xD8, 0xFF]), ("png", [0x89, 0x50, 0x4E, 0x47]), ("gif", Array("GIF8".utf8)),
+    ]
+    if let match = signatures.first(where: { bytes.starts(with: $0.1) }) {
+      fileExtension = match.0
+    } else if bytes.count >= 12, bytes.starts(with: Array("RIFF".utf8)), bytes[8..<12].elementsEqual("WEBP".utf8) {
+      fileExtension = "webp"
+    } else {
+      return nil
+    }
+    self.bytes = bytes
+  }
+
+  // MARK: - FLAC
+
+  /// The `PICTURE` blocks among the metadata blocks after `fLaC`: type, MIME type, description, four
+  /// numbers about the image, then its bytes.
+  static func fromFLAC(_ fd: Int32) -> EmbeddedPicture? {
+    var offset: Int64 = 4
+    var first: EmbeddedPicture?
+    for _ in 0..<128 {
+      guard let header = try? MP4File.read(fd, at: offset, count: 4), header.count == 4 else { break }
+      let last = header[0] & 0x80 != 0
+      let length = Int(header[1]) << 16 | Int(header[2]) << 8 | Int(header[3])
+      if header[0] & 0x7F == 6, length <= largest, let body = try? MP4File.read(fd, at: offset + 4, count: length),
+        let (type, picture) = flacPicture(MP4Bytes(body))
+      {
+        if type == 3 { return picture }
+        first = first ?? picture
+      }
+      if last { break }
+      offset += 4 + Int64(length)
+    }
+    return first
+  }
+
+  /// One `PICTURE` block's picture type and image (the same layout Ogg files carry in base64).
+  static func flacPicture(_ block: MP4Bytes) -> (type: UInt32, EmbeddedPicture)? {
+    var reader = block
+    guard let type = try? reader.u32(), let mime = try? reader.u32(), (try? reader.skip(Int(mime))) != nil,
+      let description = try? reader.u32(), (try? reader.skip(Int(description))) != nil,
+      (try? reader.skip(16)) != nil, let length = try? reader.u32(), let bytes = try? reader.array(Int(length)),
+      let picture = EmbeddedPicture(image: bytes)
+    else { return nil }
+    return (type, picture)
+  }
+
+  // MARK: - ID3v2
+
+  /// A 28-bit "syncsafe" number: four bytes of seven bits each.
+  static func syncsafe<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> Int {
+    bytes.reduce(0) { $0 << 7 | Int($1 & 0x7F) }
+  }
+
+  /// ``syncsafe(_:)`` of a value read as four big-endian bytes.
+  static func syncsafe(_ value: UInt32) -> Int {
+    syncsafe([24, 16, 8, 0].map { UInt8(truncatingIfNeeded: value >> $0) })
+  }
+
+  /// Undoes ID3's unsynchronisation: `FF 00` stands for `FF`.
+  static func resynchronised(_ bytes: ArraySlice<UInt8>) -> [UInt8] {
+    var out: [UInt8] = []
+    out.reserveCapacity(bytes.count)
+    var previous: UInt8 = 0
+    for byte in bytes {
+      if !(previous == 0xFF && byte == 0) { out.append(byte) }
+      previous = byte
+    }
+    return out
+  }
+
+  /// The pictures of a whole ID3v2.2, 2.3 or 2.4 tag (`tag` starts with its 10-byte header).
+  static func fromID3(_ tag: [UInt8]) -> EmbeddedPicture? {
+    guard tag.count >= 10 else { return nil }
+    let version = tag[3]
+    let flags = tag[5]
+    guard (2...4).contains(version) else { return nil }
+    // Before 2.4 the flag unsynchronises the whole tag; in 2.4 each frame says so.
+    let body = version < 4 && flags & 0x80 != 0 ? resynchronised(tag[10...]) : Array(tag[10...])
+    var reader = MP4Bytes(body)
+    if flags & 0x40 != 0, version >= 3 {
+      guard let size = try? reader.u32() else { return nil }
+      let skip = version == 4 ? syncsafe(size) - 4 : Int(size)
+      guard (try? reader.skip(skip)) != nil else { return nil }
+    }
+    var first: EmbeddedPicture?
+    while let frame = nextFrame(&reader, version: version) {
+      guard frame.isPicture, let (type, picture) = id3Picture(frame.content, legacy: version == 2) else { continue }
+      if type == 3 { return picture }
+      first = first ?? picture
+    }
+    return first
+  }
+
+  /// One frame of an ID3 tag: whether it holds a picture, and its content ready to read.
+  struct Frame {
+    var isPicture: Bool
+    var content: MP4Bytes
+  }
+
+  /// The frame at `reader`, moving past it; nil at the padding or the end.
+  static func nextFrame(_ reader: inout MP4Bytes, version: UInt8) -> Frame? {
+    let idLength = version == 2 ? 3 : 4
+    guard reader.remaining > idLength * 2, let id = try? reader.array(idLength), id[0] != 0 else { return nil }
+    let size: Int
+    var flags: UInt16 = 0
+    if version == 2 {
+      guard let raw = try? reader.unsigned(3) else { return nil }
+      size = Int(raw)
+    } else {
+      guard let raw = try? reader.u32(), let frameFlags = try? reader.u16() else { return nil }
+      size = version == 4 ? syncsafe(raw) : Int(raw)
+      flags = frameFlags
+    }
+    guard var content = try? reader.take(size) else { return nil }
+    let isPicture = id.elementsEqual((version == 2 ? "PIC" : "APIC").utf8)
+    // Compressed or encrypted frames are not read (2.3: 0x80, 0x40; 2.4: 0x08, 0x04).
+    let hidden: UInt16 = version == 4 ? 0x000C : 0x00C0
+    guard flags & hidden == 0 else { return Frame(isPicture: false, content: content) }
+    if version == 4 {
+      if flags & 0x0001 != 0, (try? content.skip(4)) == nil { return Frame(isPicture: false, content: content) }
+      if flags & 0x0002 != 0 {
+        let bytes = resynchronised(content.bytes[content.offset..<content.end])
+        content = MP4Bytes(bytes)
+      }
+    }
+    return Frame(isPicture: isPicture, content: content)
+  }
+
+  /// An `APIC` frame (2.3, 2.4: text encoding, MIME type, picture type, description, image) or a `PIC` frame
+  /// (2.2: a three-letter format instead of the MIME type).
+  static func id3Picture(_ content: MP4Bytes, legacy: Bool) -> (type: UInt8, EmbeddedPicture)? {
+    var reader = content
+    guard let encoding = try? reader.u8() else { return nil }
+    if legacy {
+      guard (try? reader.skip(3)) != nil else { return nil }
+    } else {
+      guard skipTerminated(&reader, wide: false) else { return nil }
+    }
+    guard let type = try? reader.u8(), skipTerminated(&reader, wide: encoding == 1 || encoding == 2),
+      let bytes = try? reader.array(reader.remaining), let picture = EmbeddedPicture(image: bytes)
+    else { return nil }
+    return (type, picture)
+  }
+
+  /// Moves past a string and its terminator: one zero byte, or two at an even distance for UTF-16.
+  static func skipTerminated(_ reader: inout MP4Bytes, wide: Bool) -> Bool {
+    let width = wide ? 2 : 1
+    while reader.remaining >= width {
+      guard let unit = try? reader.unsigned(width) else { return false }
+      if unit == 0 { return true }
+    }
+    return false
+  }
+
+  // MARK: - MP4
+
+  /// The `covr` item of `moov/udta/meta/ilst`: one `data` box per picture, the first wins.
+  static func fromMP4(moov: MP4Box) -> EmbeddedPicture? {
+    guard let items = MP4Tags.items(in: moov), let cover = items.first(where: { $0.type == MP4Box.type("covr") }),
+      let bytes = MP4Tags.data(cover)
+    else { return nil }
+    return EmbeddedPicture(image: bytes)
+  }
+}
