@@ -176,6 +176,44 @@ struct TerminalViewTests {
     }
   }
 
+  /// The view draws when something changed, not on a clock: while playing when the clock or the bar moves,
+  /// while paused not at all, so a paused player leaves the terminal and the CPU alone. The frames the pane
+  /// receives are counted (`pipe-pane`; each starts by homing the cursor).
+  @Test func thePausedViewWritesNothingAndThePlayingViewOnlyWhatMoved() async throws {
+    try await ExclusiveSink.run {
+      let session = "splay-quiet-\(getpid())"
+      let scratch = try ScratchDirectory()
+      let output = scratch.path + "/pane"
+      // 40 columns: a bar of 24 cells, one per 1.25 s of the 30 s sweep.
+      try Tmux.run([
+        "new-session", "-d", "-s", session, "-x", "40", "-y", "12", "-e",
+        "PULSE_SERVER=\(PulseEnvironment.server ?? "")",
+        "\(Splay.binary) play \(Splay.fixture("media/sweep-30s.flac")); sleep 30",
+      ])
+      defer { Tmux.end(session) }
+      try Tmux.run(["pipe-pane", "-o", "-t", session, "cat >> '\(output)'"])
+      _ = try Tmux.waitForScreen(session) { $0.contains("splay — playing") && $0.contains(" 0:01 / 0:30") }
+      let frames = { () -> Int in
+        let bytes = FileManager.default.contents(atPath: output) ?? Data()
+        return bytes.split(separator: 0x1B, omittingEmptySubsequences: false).count {
+          $0.starts(with: Array("[H".utf8))
+        }
+      }
+      let start = frames()
+      try await Task.sleep(for: .seconds(3))
+      let drawn = frames() - start
+      // Three seconds: three clock changes and two or three cells of the bar; a 100 ms tick drew 30 frames.
+      #expect((1...8).contains(drawn), "\(drawn) frames in 3 s of playing")
+      try Tmux.run(["send-keys", "-t", session, " "])
+      _ = try Tmux.waitForScreen(session) { $0.contains("splay — paused") }
+      try await Task.sleep(for: .milliseconds(300))
+      let paused = frames()
+      try await Task.sleep(for: .seconds(2))
+      #expect(frames() == paused, "a paused view draws nothing: \(frames() - paused) frames in 2 s")
+      try Tmux.run(["send-keys", "-t", session, "q"])
+    }
+  }
+
   /// The volume the view shows (`volume 40%`), or nil.
   private static func volume(on screen: String) -> Int? {
     guard let range = screen.range(of: #"volume \d+%"#, options: .regularExpression) else { return nil }

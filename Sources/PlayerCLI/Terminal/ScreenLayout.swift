@@ -51,9 +51,29 @@ struct ScreenLayout {
 
   /// `[=====-----] 1:02 / 3:45` across the whole width.
   func progressBar(position: Double, duration: Double) -> String {
-    let times = " \(clockTime(position, millis: false)) / \(clockTime(duration, millis: false))"
-    let barWidth = max(4, width - times.count - 2)
+    let times = Self.times(position: position, duration: duration)
+    let barWidth = barWidth(position: position, duration: duration)
     let filled = duration > 0 ? min(barWidth, Int((position / duration * Double(barWidth)).rounded(.down))) : 0
     return "[" + String(repeating: "=", count: filled) + String(repeating: "-", count: barWidth - filled) + "]" + times
+  }
+
+  private static func times(position: Double, duration: Double) -> String {
+    " \(clockTime(position, millis: false)) / \(clockTime(duration, millis: false))"
+  }
+
+  /// The cells of the progress bar: the width left beside the brackets and the times.
+  private func barWidth(position: Double, duration: Double) -> Int {
+    max(4, width - Self.times(position: position, duration: duration).count - 2)
+  }
+
+  /// Seconds of playback from ``position`` until the frame changes by itself: the clock's next second or the
+  /// bar's next cell, whichever comes first. Nil when nothing moves on its own (no track, or at its end): the
+  /// view then draws only when a state or a key changes something, so a paused player's view never wakes.
+  var secondsUntilTheClockMoves: Double? {
+    guard let duration = state.track?.duration, duration > 0, position < duration else { return nil }
+    let second = position.rounded(.down) + 1 - position
+    let cell = duration / Double(barWidth(position: position, duration: duration))
+    let nextCell = ((position / cell).rounded(.down) + 1) * cell - position
+    return min(second, nextCell, duration - position)
   }
 }

@@ -26,6 +26,8 @@ final class TerminalView: PlaybackView {
     var unmutedVolume: Int?
     /// The terminal's size at the last frame: a change redraws from a clear screen.
     var size: (columns: Int, rows: Int) = (0, 0)
+    /// The last frame written: the same frame again is not written.
+    var frame = ""
   }
 
   private let controller: PlayerController
@@ -63,8 +65,9 @@ final class TerminalView: PlaybackView {
       }
     }
     KeyReader { [weak self] key in self?.handle(key) }.start()
+    // One-shot, set again by each frame for when its clock or bar next moves (``render()``).
     timer.withLock { timer in
-      timer.schedule(deadline: .now(), repeating: .milliseconds(100))
+      timer.schedule(deadline: .now())
       timer.setEventHandler { [weak self] in self?.render() }
       timer.resume()
     }
@@ -230,6 +233,7 @@ final class TerminalView: PlaybackView {
       held?.position ?? state.track.map { state.position.estimated(at: Self.monotonicNow(), limit: $0.duration) } ?? 0
     let layout = ScreenLayout(
       state: state, pending: pending, notice: notice, position: position, skipped: skipped, width: size.columns)
+    scheduleNextFrame(layout, clockRuns: held == nil && state.status == .playing && state.position.rate > 0)
     // As many lines as the terminal has rows: a newline on the last row would scroll the frame away.
     let lines = layout.lines.prefix(size.rows)
     let resized = screen.withLock { s -> Bool in
@@ -245,7 +249,23 @@ final class TerminalView: PlaybackView {
       if index < lines.count - 1 { frame += "\r\n" }
     }
     frame += "\u{1B}[J"
-    RawTerminal.write(frame)
+    let changed = screen.withLock { s -> Bool in
+      defer { s.frame = frame }
+      return s.frame != frame
+    }
+    if changed { RawTerminal.write(frame) }
+  }
+
+  /// Draws again when the clock or the bar will have moved: about once a second while playing, never while
+  /// paused, stopped or holding for a command (states and keys draw then). A fixed 100 ms tick woke the
+  /// process and the terminal ten times a second, paused or not.
+  private func scheduleNextFrame(_ layout: ScreenLayout, clockRuns: Bool) {
+    let wait = clockRuns ? layout.secondsUntilTheClockMoves.map { $0 / layout.state.position.rate } : nil
+    timer.withLock { timer in
+      // A few milliseconds past the change, so that the estimate has crossed it when the frame is drawn.
+      let deadline = wait.map { DispatchTime.now() + .nanoseconds(Int(($0 + 0.005) * 1e9)) } ?? .distantFuture
+      timer.schedule(deadline: deadline, leeway: .milliseconds(5))
+    }
   }
 
   /// Columns and rows of the terminal (80×24 when it does not say).
