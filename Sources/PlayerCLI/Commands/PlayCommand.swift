@@ -9,7 +9,7 @@ struct PlayCommand: AsyncParsableCommand {
     abstract: "Play audio files, folders and playlists in order, then exit.",
     discussion: """
       On a terminal, a live view shows the confirmed state; keys: space pause/resume, ←/→ seek −5/+5 s, \
-      ↓/↑ −60/+60 s, +/- volume, n/p next/previous, q quit.
+      ↓/↑ −60/+60 s, +/- volume, m mute, n/p next/previous, r repeat, s shuffle, q quit.
       Otherwise (or with --json), every published state is printed as one JSON object per line.
       A folder plays the audio files under it in natural order (2 before 10); an .m3u, .m3u8 or .pls playlist \
       plays its entries; '-' reads a list of paths (or an M3U playlist) from standard input, and the view then \
