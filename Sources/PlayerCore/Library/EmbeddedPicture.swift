@@ -1,8 +1,9 @@
 import Glibc
 
 /// A picture stored inside an audio file: FLAC's `PICTURE` block, ID3v2's `APIC`/`PIC` frame (MP3, and the
-/// ID3 tags some FLAC and WAV files carry in front), or MP4's `covr` item (M4A). The front cover wins when
-/// the file says which picture is which; otherwise the first. Ogg's base64 pictures are not read.
+/// ID3 tags some FLAC and WAV files carry in front), MP4's `covr` item (M4A), or Ogg Vorbis and Opus's
+/// `METADATA_BLOCK_PICTURE` comment (``OggPicture``). The front cover wins when the file says which picture is
+/// which; otherwise the first.
 ///
 /// Every length in a tag is checked against what is there: a damaged or hostile tag gives no picture, never a
 /// crash or a read past its end.
@@ -25,6 +26,7 @@ public struct EmbeddedPicture: Equatable, Sendable {
       let head = try? MP4File.read(fd, at: 0, count: 12), head.count == 12
     else { return nil }
     if head.starts(with: Array("fLaC".utf8)) { return fromFLAC(fd) }
+    if head.starts(with: Array("OggS".utf8)) { return OggPicture.read(fd) }
     if head.starts(with: Array("ID3".utf8)) {
       let size = syncsafe(head[6..<10])
       guard size <= largest, let tag = try? MP4File.read(fd, at: 0, count: 10 + size) else { return nil }

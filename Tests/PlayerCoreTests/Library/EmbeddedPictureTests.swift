@@ -40,8 +40,51 @@ import Testing
     #expect(try StandardDecoderFactory().open(file).info.frames > 0)
   }
 
+  /// Ogg carries the picture as a base64 FLAC `PICTURE` block in a comment; ffmpeg writes any comment, so the
+  /// block is made here. A 200×200 noise PNG (about 75 kB in base64) spreads the comment header over several pages.
+  @Test(
+    .enabled(if: FFmpegFixtures.ffmpeg != nil, "needs ffmpeg to make the files"),
+    arguments: [("opus", "libopus"), ("ogg", "libvorbis")])
+  func anOggCommentPictureIsReadBack(container: String, codec: String) throws {
+    let folder = FFmpegFixtures.folder
+    let png = folder + "/noise-\(container).png"
+    try FFmpegFixtures.run(["-f", "lavfi", "-i", "nullsrc=s=200x200,geq=random(1)*255:128:128", "-frames:v", "1", png])
+    let image = Self.bytes(png)
+    var block = Self.bigEndian(4) + Self.bigEndian(9) + Array("image/png".utf8) + Self.bigEndian(0)
+    block += [UInt8](repeating: 0, count: 16) + Self.bigEndian(image.count) + image
+    let metadata = folder + "/picture-\(container).txt"
+    let comment = ";FFMETADATA1\nMETADATA_BLOCK_PICTURE=\(Data(block).base64EncodedString())\ntitle=t\n"
+    try Data(comment.utf8).write(to: URL(fileURLWithPath: metadata))
+    let file = try FFmpegFixtures.transcodeFile(
+      FFmpegFixtures.sourceWAV, as: "art.\(container)", ["-i", metadata, "-map_metadata", "1", "-c:a", codec])
+    #expect(comment.utf8.count > 65_025, "more than one page holds: \(comment.utf8.count) bytes")
+    let read = try #require(EmbeddedPicture.read(atPath: file))
+    #expect(read.bytes == image && read.fileExtension == "png")
+    #expect(try StandardDecoderFactory().open(file).info.frames > 0)
+  }
+
+  @Test func vorbisCommentsAreReadWhateverTheCaseOfTheirName() {
+    var block = Self.bigEndian(3) + Self.bigEndian(0) + Self.bigEndian(0) + [UInt8](repeating: 0, count: 16)
+    block += Self.bigEndian(Self.jpeg.count) + Self.jpeg
+    func comments(_ entries: [String]) -> [UInt8] {
+      let little = { (value: Int) in (0..<4).map { UInt8((value >> ($0 * 8)) & 0xFF) } }
+      return Array("OpusTags".utf8) + little(1) + [0x78] + little(entries.count)
+        + entries.flatMap { little($0.utf8.count) + Array($0.utf8) }
+    }
+    let encoded = Data(block).base64EncodedString()
+    let packet = comments(["TITLE=x", "metadata_block_picture=\(encoded)"])
+    #expect(OggPicture.fromCommentHeader(packet)?.bytes == Self.jpeg)
+    #expect(OggPicture.fromCommentHeader(comments(["METADATA_BLOCK_PICTURE=!!not base64"])) == nil)
+    #expect(OggPicture.fromCommentHeader(Array(packet.dropLast(9))) == nil, "a comment cut short")
+    #expect(Base64.decode(Array("aGk=".utf8)) == Array("hi".utf8))
+    #expect(Base64.decode(Array("aG=k".utf8)) == nil, "nothing after the padding")
+  }
+
   @Test func aFileWithoutAPictureHasNone() {
-    for fixture in ["media/short-44k-stereo.flac", "media/ladder-44k-stereo.mp3", "broken/empty.wav", "nope.flac"] {
+    for fixture in [
+      "media/short-44k-stereo.flac", "media/ladder-44k-stereo.mp3", "media/ladder-44k-stereo.ogg",
+      "media/ladder-48k-mono.opus", "broken/truncated-header.ogg", "broken/empty.wav", "nope.flac",
+    ] {
       #expect(EmbeddedPicture.read(atPath: Fixtures.root + "/" + fixture) == nil, "\(fixture)")
     }
   }
