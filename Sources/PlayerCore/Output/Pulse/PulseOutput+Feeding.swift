@@ -67,13 +67,17 @@ extension PulseOutput {
   /// `evenAboveTheMark`), unless a fill is already on its way.
   func scheduleFillLocked(evenAboveTheMark: Bool = false) {
     assertLocked()
-    guard let ring, let decoder = gapless.feedingUpcoming ? gapless.upcoming : decoder,
-      evenAboveTheMark || ring.wantsRefill,
+    guard let ring, evenAboveTheMark || ring.wantsRefill,
       !fillScheduled.exchange(true, ordering: .acquiringAndReleasing)
     else { return }
     decodeQueue.async { [self] in
       fillScheduled.store(false, ordering: .releasing)
-      fill(ring: ring, decoder: decoder)
+      // Which decoder feeds the ring is decided when the fill runs, not when it was asked for: a fill still
+      // queued behind the one that crossed into the next track would otherwise read the finished track, find
+      // its end, and mark the end of the stream there (the next track's last 0.5 s was lost so).
+      let source = locked { ring === self.ring ? (gapless.feedingUpcoming ? gapless.upcoming : decoder) : nil }
+      guard let source else { return }
+      fill(ring: ring, decoder: source)
     }
   }
 
