@@ -31,9 +31,29 @@ extension PulseOutput {
     advanceIfBoundaryPlayedLocked()
     if ring.drained {
       // Not before an `open` took the stream: a stream prepared to play has nobody to tell of its end yet.
-      if running && draining == nil && opened { startDrainLocked() }
+      if running && draining == nil && opened { drainNearTheEndLocked(stream) }
     } else {
       scheduleFillLocked()
+    }
+  }
+
+  /// The whole track is at the server: drains once at most `targetLatency` of it is left to play. With the
+  /// steady buffer the server takes the rest of a track seconds before it plays; a next track offered meanwhile
+  /// (``prepareNext(_:following:)``) must still follow it. The wait is timed once, by the server's clock now: a
+  /// clock that stalls (a sink that took the audio in one long block) must not hold the drain back for good.
+  private func drainNearTheEndLocked(_ stream: OpaquePointer) {
+    guard !drainScheduled else { return }
+    var usec: pa_usec_t = 0
+    let end = anchorStreamTime + UInt64(Double(max(writtenFrames, 0)) * 1e6 / Double(sampleRate))
+    let lead = UInt64(configuration.targetLatency * 1e6)
+    guard let context, pa_stream_get_time(stream, &usec) == 0, end > usec + lead else { return startDrainLocked() }
+    drainScheduled = true
+    let ring = self.ring
+    drainTimer.schedule(at: pa_rtclock_now() + (end - usec - lead), on: context) { [unowned self] in
+      drainScheduled = false
+      // Still the same track's end, still playing: a cork, seek or next track since then decides anew.
+      guard running, draining == nil, opened, let ring, ring === self.ring, ring.drained else { return }
+      startDrainLocked()
     }
   }
 
@@ -45,6 +65,7 @@ extension PulseOutput {
         draining = nil
         guard ok, running, let info = decoder?.info else { return }
         running = false
+        endConfirmed = true
         // A track whose file could not be read to the end stopped where its audio did, not at the length
         // its header declared: that is the position to confirm, with the reason.
         let failure = readFailure
@@ -57,7 +78,10 @@ extension PulseOutput {
     draining = operation
   }
 
+  /// Cancels the drain, or the wait before it (lock held).
   func cancelDrainLocked() {
+    drainTimer.cancel()
+    drainScheduled = false
     guard let operation = draining else { return }
     draining = nil
     requests.cancel(operation)

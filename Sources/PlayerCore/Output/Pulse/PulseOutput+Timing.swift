@@ -30,6 +30,8 @@ extension PulseOutput {
   private func timingTimerFired() {
     guard running, stream != nil else { return }
     requestTimingLocked()
+    // 0.6 s of audio with nothing asked in between: the steady buffer.
+    if timingInterval >= 640_000 { enlargeBufferLocked() }
     scheduleTimingLocked(restart: false)
   }
 

@@ -48,6 +48,7 @@ extension PulseOutput {
         start: { [self] done in
           let operation = pa_stream_cork(stream, 1, PulseOperation.streamCallback, done)
           requestTimingLocked()
+          shrinkBufferLocked()
           return operation
         },
         completion: { [self] ok in
@@ -77,6 +78,7 @@ extension PulseOutput {
       let wasRunning = running
       let target = min(max(Int64((seconds * Double(sampleRate)).rounded()), 0), decoder.info.frames)
       cancelDrainLocked()
+      endConfirmed = false
       ring.invalidate()
       running = false
       // Back into the current track: the next one, if it was being decoded already, starts over later.
@@ -85,6 +87,7 @@ extension PulseOutput {
         issueLocked(
           name + " (cork)", start: { done in pa_stream_cork(stream, 1, PulseOperation.streamCallback, done) },
           completion: { _ in }, failure: { _ in })
+        shrinkBufferLocked()
       }
       issueLocked(
         name + " (flush)", start: { done in pa_stream_flush(stream, PulseOperation.streamCallback, done) },
