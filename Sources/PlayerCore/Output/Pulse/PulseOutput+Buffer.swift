@@ -13,15 +13,17 @@ extension PulseOutput {
       minreq: UInt32(pa_usec_to_bytes(target / 4, &spec)), fragsize: UInt32.max)
   }
 
-  /// The attributes once audio flows steadily: `steadyLatency` of buffer, asked for in two halves, so the
-  /// server wakes this process about once every `steadyLatency / 2`.
+  /// The attributes once audio flows steadily: `steadyLatency` of buffer (less for formats with more bytes a
+  /// second than 3 MiB holds: PulseAudio's queue takes 4 MiB at most), asked for in two halves, so the server
+  /// wakes this process about once every half of it.
   ///
   /// With `PA_STREAM_ADJUST_LATENCY` PulseAudio gives the sink a latency of (tlength − 2·minreq) / 2. `minreq`
   /// is chosen so that this stays what the start-up buffer gives (`targetLatency` / 4): a sink with a larger
   /// latency takes audio seconds before it plays, and acknowledges a drain that early.
   private func steadyBufferAttributes(_ spec: pa_sample_spec) -> pa_buffer_attr {
     var spec = spec
-    let steady = configuration.steadyLatency
+    let bytesPerSecond = Double(pa_bytes_per_second(&spec))
+    let steady = min(configuration.steadyLatency, Double(3 << 20) / bytesPerSecond)
     let sink = configuration.targetLatency / 4
     let minreq = (steady - 2 * sink) / 2
     return pa_buffer_attr(
@@ -37,7 +39,9 @@ extension PulseOutput {
   /// Whether the steady buffer may be asked for: on PulseAudio, not on PipeWire's pulse server, where a larger
   /// request raises the quantum of the whole graph.
   private var mayUseSteadyBufferLocked: Bool {
-    configuration.steadyLatency > configuration.targetLatency && serverKind == .pulseAudio
+    var spec = streamSpecLocked
+    let fits = Double(3 << 20) / Double(pa_bytes_per_second(&spec))
+    return min(configuration.steadyLatency, fits) > configuration.targetLatency && serverKind == .pulseAudio
   }
 
   /// Audio has flowed for a while with nothing asked: the steady buffer (lock held). Nothing waits for it.

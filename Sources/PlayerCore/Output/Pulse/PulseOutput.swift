@@ -60,7 +60,7 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
     /// Creates a configuration.
     public init(
       server: String? = nil, sink: String? = nil, targetLatency: Double = 0.2, connectTimeout: Double = 2,
-      steadyLatency: Double = 4
+      steadyLatency: Double = 8
     ) {
       self.server = server
       self.sink = sink
