@@ -129,7 +129,9 @@ extension PulseOutput {
     var wrote = false
     var chunks = 0
     var source = decoder
-    let corkedFill = locked { corkedFillFramesLocked }
+    // With the steady buffer the server holds seconds: an early hand-over would only wake the loop thread once
+    // more for the same request.
+    let (corkedFill, handOverEarly) = locked { (corkedFillFramesLocked, !(running && bufferIsSteady)) }
     while true {
       let (generation, free, ended) = ring.fillState
       guard !ended, free > 0 else { break }
@@ -158,7 +160,7 @@ extension PulseOutput {
       wrote = true
       chunks += 1
       if frames == 0 { break }
-      if chunks == handOverAfter {
+      if handOverEarly, chunks == handOverAfter {
         locked { if ring === self.ring { handOverLocked(ring) } }
         wrote = false
       }

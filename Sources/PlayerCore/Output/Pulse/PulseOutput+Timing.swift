@@ -18,8 +18,8 @@ extension PulseOutput {
   /// 1.5 s, as libpulse's automatic updates do: they keep the interpolated clock true. With the steady buffer up
   /// to 6 s: each update wakes splay twice, and a sound card's clock strays from the system's by tens of µs a
   /// second at most. Unlike libpulse's, they stop while the stream is corked (those went on every 1.5 s and kept
-  /// a paused player waking); a cork stops the timer at its next firing. `restart` starts the schedule over
-  /// (lock held).
+  /// a paused player waking): a pause cancels the timer, a seek or stop stops it at its next firing. `restart`
+  /// starts the schedule over (lock held).
   func scheduleTimingLocked(restart: Bool) {
     guard let context else { return }
     if restart { timingInterval = 10_000 }

@@ -54,6 +54,8 @@ extension PulseOutput {
         completion: { [self] ok in
           guard ok else { return cork.fail(.outputFailed(operation: "pause", detail: lastErrorLocked())) }
           running = false
+          // Not even one more firing to find the stream corked: a paused player does not wake.
+          timingTimer.cancel()
           cancelDrainLocked()
           corksAwaitingTiming.append(cork)
         }, failure: cork.fail)
