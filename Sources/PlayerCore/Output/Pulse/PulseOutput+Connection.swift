@@ -63,6 +63,7 @@ extension PulseOutput {
       connectTimer.cancel()
       contextReady = true
       subscribeToVolumeChangesLocked(context)
+      identifyServerLocked(context)
       let waiters = connectWaiters
       connectWaiters.removeAll()
       for waiter in waiters { waiter(.success(())) }
@@ -93,6 +94,8 @@ extension PulseOutput {
     connectTimer.cancel()
     timingTimer.cancel()
     boundaryTimer.cancel()
+    drainTimer.cancel()
+    drainScheduled = false
     requests.fail(with: error)
     draining = nil
     if let ctx = context {
@@ -103,6 +106,7 @@ extension PulseOutput {
     }
     context = nil
     contextReady = false
+    serverKind = .unknown
   }
 
   func lastErrorLocked() -> String {

@@ -31,9 +31,29 @@ extension PulseOutput {
     advanceIfBoundaryPlayedLocked()
     if ring.drained {
       // Not before an `open` took the stream: a stream prepared to play has nobody to tell of its end yet.
-      if running && draining == nil && opened { startDrainLocked() }
+      if running && draining == nil && opened { drainNearTheEndLocked(stream) }
     } else {
       scheduleFillLocked()
+    }
+  }
+
+  /// The whole track is at the server: drains once at most `targetLatency` of it is left to play. With the
+  /// steady buffer the server takes the rest of a track seconds before it plays; a next track offered meanwhile
+  /// (``prepareNext(_:following:)``) must still follow it. The wait is timed once, by the server's clock now: a
+  /// clock that stalls (a sink that took the audio in one long block) must not hold the drain back for good.
+  private func drainNearTheEndLocked(_ stream: OpaquePointer) {
+    guard !drainScheduled else { return }
+    var usec: pa_usec_t = 0
+    let end = anchorStreamTime + UInt64(Double(max(writtenFrames, 0)) * 1e6 / Double(sampleRate))
+    let lead = UInt64(configuration.targetLatency * 1e6)
+    guard let context, pa_stream_get_time(stream, &usec) == 0, end > usec + lead else { return startDrainLocked() }
+    drainScheduled = true
+    let ring = self.ring
+    drainTimer.schedule(at: pa_rtclock_now() + (end - usec - lead), on: context) { [unowned self] in
+      drainScheduled = false
+      // Still the same track's end, still playing: a cork, seek or next track since then decides anew.
+      guard running, draining == nil, opened, let ring, ring === self.ring, ring.drained else { return }
+      startDrainLocked()
     }
   }
 
@@ -45,6 +65,7 @@ extension PulseOutput {
         draining = nil
         guard ok, running, let info = decoder?.info else { return }
         running = false
+        endConfirmed = true
         // A track whose file could not be read to the end stopped where its audio did, not at the length
         // its header declared: that is the position to confirm, with the reason.
         let failure = readFailure
@@ -57,7 +78,10 @@ extension PulseOutput {
     draining = operation
   }
 
+  /// Cancels the drain, or the wait before it (lock held).
   func cancelDrainLocked() {
+    drainTimer.cancel()
+    drainScheduled = false
     guard let operation = draining else { return }
     draining = nil
     requests.cancel(operation)
@@ -67,13 +91,17 @@ extension PulseOutput {
   /// `evenAboveTheMark`), unless a fill is already on its way.
   func scheduleFillLocked(evenAboveTheMark: Bool = false) {
     assertLocked()
-    guard let ring, let decoder = gapless.feedingUpcoming ? gapless.upcoming : decoder,
-      evenAboveTheMark || ring.wantsRefill,
+    guard let ring, evenAboveTheMark || ring.wantsRefill,
       !fillScheduled.exchange(true, ordering: .acquiringAndReleasing)
     else { return }
     decodeQueue.async { [self] in
       fillScheduled.store(false, ordering: .releasing)
-      fill(ring: ring, decoder: decoder)
+      // Which decoder feeds the ring is decided when the fill runs, not when it was asked for: a fill still
+      // queued behind the one that crossed into the next track would otherwise read the finished track, find
+      // its end, and mark the end of the stream there (the next track's last 0.5 s was lost so).
+      let source = locked { ring === self.ring ? (gapless.feedingUpcoming ? gapless.upcoming : decoder) : nil }
+      guard let source else { return }
+      fill(ring: ring, decoder: source)
     }
   }
 
@@ -101,7 +129,9 @@ extension PulseOutput {
     var wrote = false
     var chunks = 0
     var source = decoder
-    let corkedFill = locked { corkedFillFramesLocked }
+    // With the steady buffer the server holds seconds: an early hand-over would only wake the loop thread once
+    // more for the same request.
+    let (corkedFill, handOverEarly) = locked { (corkedFillFramesLocked, !(running && bufferIsSteady)) }
     while true {
       let (generation, free, ended) = ring.fillState
       guard !ended, free > 0 else { break }
@@ -130,7 +160,7 @@ extension PulseOutput {
       wrote = true
       chunks += 1
       if frames == 0 { break }
-      if chunks == handOverAfter {
+      if handOverEarly, chunks == handOverAfter {
         locked { if ring === self.ring { handOverLocked(ring) } }
         wrote = false
       }

@@ -78,12 +78,8 @@ extension PulseOutput {
         output.announceLocked(.underflow)
       }, me)
 
-    // The server asks for more once a quarter of the target is free: left to itself, PulseAudio 16 asks for
-    // 20 ms at a time, which wakes this process and the server fifty times a second for nothing.
-    let target = UInt64(configuration.targetLatency * 1e6)
-    var attr = pa_buffer_attr(
-      maxlength: UInt32.max, tlength: UInt32(pa_usec_to_bytes(target, &spec)),
-      prebuf: UInt32.max, minreq: UInt32(pa_usec_to_bytes(target / 4, &spec)), fragsize: UInt32.max)
+    var attr = startBufferAttributes(spec)
+    bufferIsSteady = false
     // Without a volume the server chooses (its session manager may restore the one saved for splay).
     var cv = pa_cvolume()
     pa_cvolume_set(&cv, UInt32(info.channels), Self.paVolume(volume ?? 100))
@@ -181,5 +177,8 @@ extension PulseOutput {
     gapless = GaplessBoundary()
     running = false
     draining = nil
+    drainTimer.cancel()
+    drainScheduled = false
+    endConfirmed = false
   }
 }

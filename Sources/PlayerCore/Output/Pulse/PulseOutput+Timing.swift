@@ -15,14 +15,16 @@ extension PulseOutput {
   }
 
   /// Asks for timing updates while audio flows, 10 ms after the uncork and then twice as long after each up to
-  /// 1.5 s, as libpulse's automatic updates do: they keep the interpolated clock true. Unlike those, they stop
-  /// while the stream is corked (libpulse's went on every 1.5 s and kept a paused player waking); a cork
-  /// stops the timer at its next firing. `restart` starts the schedule over (lock held).
+  /// 1.5 s, as libpulse's automatic updates do: they keep the interpolated clock true. With the steady buffer up
+  /// to 6 s: each update wakes splay twice, and a sound card's clock strays from the system's by tens of µs a
+  /// second at most. Unlike libpulse's, they stop while the stream is corked (those went on every 1.5 s and kept
+  /// a paused player waking): a pause cancels the timer, a seek or stop stops it at its next firing. `restart`
+  /// starts the schedule over (lock held).
   func scheduleTimingLocked(restart: Bool) {
     guard let context else { return }
     if restart { timingInterval = 10_000 }
     let due = pa_rtclock_now() + timingInterval
-    timingInterval = min(timingInterval * 2, 1_500_000)
+    timingInterval = min(timingInterval * 2, bufferIsSteady ? 6_000_000 : 1_500_000)
     timingTimer.schedule(at: due, on: context) { [unowned self] in timingTimerFired() }
   }
 
@@ -30,6 +32,8 @@ extension PulseOutput {
   private func timingTimerFired() {
     guard running, stream != nil else { return }
     requestTimingLocked()
+    // 0.6 s of audio with nothing asked in between: the steady buffer.
+    if timingInterval >= 640_000 { enlargeBufferLocked() }
     scheduleTimingLocked(restart: false)
   }
 

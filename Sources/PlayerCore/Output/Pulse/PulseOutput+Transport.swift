@@ -48,11 +48,14 @@ extension PulseOutput {
         start: { [self] done in
           let operation = pa_stream_cork(stream, 1, PulseOperation.streamCallback, done)
           requestTimingLocked()
+          shrinkBufferLocked()
           return operation
         },
         completion: { [self] ok in
           guard ok else { return cork.fail(.outputFailed(operation: "pause", detail: lastErrorLocked())) }
           running = false
+          // Not even one more firing to find the stream corked: a paused player does not wake.
+          timingTimer.cancel()
           cancelDrainLocked()
           corksAwaitingTiming.append(cork)
         }, failure: cork.fail)
@@ -77,6 +80,7 @@ extension PulseOutput {
       let wasRunning = running
       let target = min(max(Int64((seconds * Double(sampleRate)).rounded()), 0), decoder.info.frames)
       cancelDrainLocked()
+      endConfirmed = false
       ring.invalidate()
       running = false
       // Back into the current track: the next one, if it was being decoded already, starts over later.
@@ -85,6 +89,7 @@ extension PulseOutput {
         issueLocked(
           name + " (cork)", start: { done in pa_stream_cork(stream, 1, PulseOperation.streamCallback, done) },
           completion: { _ in }, failure: { _ in })
+        shrinkBufferLocked()
       }
       issueLocked(
         name + " (flush)", start: { done in pa_stream_flush(stream, PulseOperation.streamCallback, done) },

@@ -36,9 +36,10 @@ import Synchronization
 /// takes it, and ``assertLocked(function:)`` checks it in debug builds.
 ///
 /// The jobs live in files of their own: the connection (`+Connection`), the stream (`+Stream`), start, pause,
-/// seek and stop (`+Transport`), the audio path (`+Feeding`), timing and position (`+Timing`), volume
-/// (`+Volume`), gapless (`+Gapless`, with ``GaplessBoundary``), the stream prepared before the first `open`
-/// (`+Prepare`, with ``PreparedStart``), and issuing operations (`+Requests`, with ``PulseRequests``).
+/// seek and stop (`+Transport`), the audio path (`+Feeding`), timing and position (`+Timing`), the server's
+/// buffer (`+Buffer`), volume (`+Volume`), gapless (`+Gapless`, with ``GaplessBoundary``), the stream prepared
+/// before the first `open` (`+Prepare`, with ``PreparedStart``), and issuing operations (`+Requests`, with
+/// ``PulseRequests``).
 public final class PulseOutput: AudioOutput, @unchecked Sendable {
   /// Where to connect and how.
   public struct Configuration: Sendable, Equatable {
@@ -51,13 +52,21 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
     public var targetLatency: Double
     /// How long connecting may take before it fails.
     public var connectTimeout: Double
+    /// The stream's buffer in seconds once audio has flowed for a moment with nothing asked, on PulseAudio (not
+    /// PipeWire): the server then wakes splay about once every half of it. A cork goes back to `targetLatency`;
+    /// at or below `targetLatency` the buffer stays as it is.
+    public var steadyLatency: Double
 
     /// Creates a configuration.
-    public init(server: String? = nil, sink: String? = nil, targetLatency: Double = 0.2, connectTimeout: Double = 2) {
+    public init(
+      server: String? = nil, sink: String? = nil, targetLatency: Double = 0.2, connectTimeout: Double = 2,
+      steadyLatency: Double = 8
+    ) {
       self.server = server
       self.sink = sink
       self.targetLatency = targetLatency
       self.connectTimeout = connectTimeout
+      self.steadyLatency = steadyLatency
     }
   }
 
@@ -76,6 +85,10 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
   private var lockHolder: pthread_t?
   var context: OpaquePointer?
   var contextReady = false
+  /// What the server is, once it said (``identifyServerLocked(_:)``).
+  var serverKind = PulseServerKind.unknown
+  /// The stream has the steady buffer (``enlargeBufferLocked()``).
+  var bufferIsSteady = false
   var connectWaiters: [(Result<Void, PlayerError>) -> Void] = []
   /// Gives up on a connection attempt the server does not answer.
   let connectTimer: MainloopTimer
@@ -93,6 +106,8 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
   /// The confirmed position, smoothed (see ``PositionFilter``).
   var positionFilter = PositionFilter()
   var draining: PulseOperation?
+  /// The drain of the current track was acknowledged: its end was reported, and no next track may follow it.
+  var endConfirmed = false
   /// Why the decoder stopped before the end of the track (the file was truncated while playing), if it did.
   var readFailure: PlayerError?
   var volumePercent = 100
@@ -112,6 +127,10 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
   /// Looks for the gapless boundary when the server's clock should have reached it (write callbacks alone may
   /// come too seldom to notice it within a few milliseconds).
   let boundaryTimer: MainloopTimer
+  /// Starts the drain of the last track once the server holds little more than `targetLatency` of it.
+  let drainTimer: MainloopTimer
+  /// The drain timer is set for the current track's end.
+  var drainScheduled = false
   /// Starts waiting for the ring's first audio (``prefill()``); answered by the decoding queue's hand-over,
   /// rejected when the stream goes.
   var prefillWaiters: [Future<Void, PlayerError>.Resolver] = []
@@ -139,6 +158,7 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
     connectTimer = MainloopTimer(mainloop: mainloop)
     timingTimer = MainloopTimer(mainloop: mainloop)
     boundaryTimer = MainloopTimer(mainloop: mainloop)
+    drainTimer = MainloopTimer(mainloop: mainloop)
     pa_threaded_mainloop_start(mainloop)
   }
 
@@ -165,6 +185,7 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
     connectTimer = MainloopTimer(mainloop: mainloop)
     timingTimer = MainloopTimer(mainloop: mainloop)
     boundaryTimer = MainloopTimer(mainloop: mainloop)
+    drainTimer = MainloopTimer(mainloop: mainloop)
     locked {
       context = connection.context
       watchContextLocked(connection.context)
@@ -290,14 +311,16 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
         !gapless.feedingUpcoming, current.info.sampleRate == next.sampleRate, current.info.channels == next.channels
       else { return false }
       gapless.offer(decoder)
-      // The decoder may already have queued the current track's end: continue the ring while its last frames
-      // are still waiting to be written; once they are all gone (the drain has begun), it is too late.
+      // The decoder may already have queued the current track's end: continue the ring until the drain has
+      // begun (it waits until the server holds at most `targetLatency` of the track); after that, it is too late.
       if ring.fillState.endOfTrack {
-        guard draining == nil, ring.markBoundary(generation: ring.fillState.generation) else {
+        guard draining == nil, !endConfirmed, ring.markBoundary(generation: ring.fillState.generation) else {
           gapless.withdraw()
           return false
         }
         _ = gapless.startFeeding()
+        // The end that the drain waited for is not the stream's end any more.
+        cancelDrainLocked()
         scheduleFillLocked(evenAboveTheMark: true)
       }
       return true

@@ -87,11 +87,11 @@ final class SampleRing: Sendable {
   /// (gapless playback); `false` when `generation` is stale or a boundary is already marked.
   ///
   /// A track whose end was already queued (``push(_:generation:endOfTrack:)`` with `endOfTrack`) can still be
-  /// continued while its last frames wait in the ring; once they have all been read, it is too late.
+  /// continued, even once its last frames were all read: whether the server still holds enough of them is the
+  /// caller's to judge.
   func markBoundary(generation: UInt64) -> Bool {
     storage.withLock { s in
       guard s.generation == generation, !s.suspended, s.framesBeforeBoundary == nil else { return false }
-      guard !s.endOfTrack || s.count > 0 else { return false }
       s.endOfTrack = false
       s.framesBeforeBoundary = s.count / channels
       return true

@@ -1,0 +1,103 @@
+import CPulseAudio
+
+// The stream's buffer at the server: small while a start or a command may wait on it, large while audio flows.
+extension PulseOutput {
+  /// The attributes a stream starts with and goes back to at each cork: `targetLatency` of buffer, asked for a
+  /// quarter at a time. Left to itself, PulseAudio 16 asks for 20 ms at a time, which wakes this process and the
+  /// server fifty times a second for nothing.
+  func startBufferAttributes(_ spec: pa_sample_spec) -> pa_buffer_attr {
+    var spec = spec
+    let target = UInt64(configuration.targetLatency * 1e6)
+    return pa_buffer_attr(
+      maxlength: UInt32.max, tlength: UInt32(pa_usec_to_bytes(target, &spec)), prebuf: UInt32.max,
+      minreq: UInt32(pa_usec_to_bytes(target / 4, &spec)), fragsize: UInt32.max)
+  }
+
+  /// The attributes once audio flows steadily: `steadyLatency` of buffer (less for formats with more bytes a
+  /// second than 3 MiB holds: PulseAudio's queue takes 4 MiB at most), asked for in two halves, so the server
+  /// wakes this process about once every half of it.
+  ///
+  /// With `PA_STREAM_ADJUST_LATENCY` PulseAudio gives the sink a latency of (tlength − 2·minreq) / 2. `minreq`
+  /// is chosen so that this stays what the start-up buffer gives (`targetLatency` / 4): a sink with a larger
+  /// latency takes audio seconds before it plays, and acknowledges a drain that early.
+  private func steadyBufferAttributes(_ spec: pa_sample_spec) -> pa_buffer_attr {
+    var spec = spec
+    let bytesPerSecond = Double(pa_bytes_per_second(&spec))
+    let steady = min(configuration.steadyLatency, Double(3 << 20) / bytesPerSecond)
+    let sink = configuration.targetLatency / 4
+    let minreq = (steady - 2 * sink) / 2
+    return pa_buffer_attr(
+      maxlength: UInt32.max, tlength: UInt32(pa_usec_to_bytes(UInt64(steady * 1e6), &spec)),
+      prebuf: UInt32(pa_usec_to_bytes(UInt64(configuration.targetLatency * 1e6), &spec)),
+      minreq: UInt32(pa_usec_to_bytes(UInt64(minreq * 1e6), &spec)), fragsize: UInt32.max)
+  }
+
+  private var streamSpecLocked: pa_sample_spec {
+    pa_sample_spec(format: PA_SAMPLE_FLOAT32LE, rate: UInt32(sampleRate), channels: UInt8(ringChannels))
+  }
+
+  /// Whether the steady buffer may be asked for: on PulseAudio, not on PipeWire's pulse server, where a larger
+  /// request raises the quantum of the whole graph.
+  private var mayUseSteadyBufferLocked: Bool {
+    var spec = streamSpecLocked
+    let fits = Double(3 << 20) / Double(pa_bytes_per_second(&spec))
+    return min(configuration.steadyLatency, fits) > configuration.targetLatency && serverKind == .pulseAudio
+  }
+
+  /// Audio has flowed for a while with nothing asked: the steady buffer (lock held). Nothing waits for it.
+  func enlargeBufferLocked() {
+    guard !bufferIsSteady, running, draining == nil, mayUseSteadyBufferLocked, let stream else { return }
+    bufferIsSteady = true
+    setBufferAttributesLocked(stream, steadyBufferAttributes(streamSpecLocked))
+  }
+
+  /// Back to the start-up buffer right behind a cork (lock held), so that the next start or seek is as quick
+  /// as the first. The server keeps what it holds; it asks for nothing until that is below the target.
+  func shrinkBufferLocked() {
+    guard bufferIsSteady, let stream else { return }
+    bufferIsSteady = false
+    setBufferAttributesLocked(stream, startBufferAttributes(streamSpecLocked))
+  }
+
+  private func setBufferAttributesLocked(_ stream: OpaquePointer, _ attributes: pa_buffer_attr) {
+    var attributes = attributes
+    if let operation = pa_stream_set_buffer_attr(stream, &attributes, nil, nil) { pa_operation_unref(operation) }
+  }
+
+  /// The stream's buffer at the server in seconds (its `tlength` as the server last set it), nil without a
+  /// ready stream: tests check when the steady buffer is in place.
+  var serverBufferSeconds: Double? {
+    locked {
+      guard let stream, pa_stream_get_state(stream) == PA_STREAM_READY,
+        let attributes = pa_stream_get_buffer_attr(stream)
+      else { return nil }
+      var spec = streamSpecLocked
+      return Double(pa_bytes_to_usec(UInt64(attributes.pointee.tlength), &spec)) / 1e6
+    }
+  }
+
+  /// Whether the connected server said it is PipeWire's pulse server.
+  var serverIsPipeWire: Bool { locked { serverKind == .pipeWire } }
+
+  /// Asks the connected server what it is (lock held); ``serverKind`` holds the answer.
+  func identifyServerLocked(_ context: OpaquePointer) {
+    let query = pa_context_get_server_info(
+      context,
+      { _, info, userdata in
+        guard let info, let name = info.pointee.server_name else { return }
+        let output = Unmanaged<PulseOutput>.fromOpaque(userdata!).takeUnretainedValue()
+        output.serverKind = String(cString: name).contains("PipeWire") ? .pipeWire : .pulseAudio
+      }, Unmanaged.passUnretained(self).toOpaque())
+    if let query { pa_operation_unref(query) }
+  }
+}
+
+/// Which server answers the pulse protocol, as far as the buffer is concerned.
+enum PulseServerKind {
+  /// Not known yet.
+  case unknown
+  /// PulseAudio itself.
+  case pulseAudio
+  /// PipeWire's pulse server.
+  case pipeWire
+}
