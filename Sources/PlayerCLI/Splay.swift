@@ -39,8 +39,13 @@ enum Main {
     EarlyStart.begin(arguments: CommandLine.arguments)
     do {
       var command = try Splay.parseAsRoot()
-      if var asyncCommand = command as? any AsyncParsableCommand {
-        try await asyncCommand.run()
+      if let asyncCommand = command as? any AsyncParsableCommand {
+        // Only this task touches the command: it waits here until `run()` returns.
+        nonisolated(unsafe) var asyncCommand = asyncCommand
+        // The command's async code on one serial queue, not the global executor (see SerialTaskExecutor).
+        try await withTaskExecutorPreference(SerialTaskExecutor(label: "splay.main")) {
+          try await asyncCommand.run()
+        }
       } else {
         try command.run()
       }

@@ -57,7 +57,7 @@ struct TerminalViewTests {
       try Tmux.run([
         "new-session", "-d", "-s", session, "-x", "100", "-y", "20", "-e",
         "PULSE_SERVER=\(PulseEnvironment.server ?? "")",
-        "\(Splay.binary) play \(Splay.fixture("media/sweep-30s.flac")); sleep 30",
+        "\(Splay.binary) play --deadline 1 \(Splay.fixture("media/sweep-30s.flac")); sleep 30",
       ])
       defer { Tmux.end(session) }
       _ = try Tmux.waitForScreen(session) { $0.contains("splay — playing") && $0.contains(" 0:01 / 0:30") }
@@ -178,7 +178,9 @@ struct TerminalViewTests {
 
   /// The view draws when something changed, not on a clock: while playing when the clock or the bar moves,
   /// while paused not at all, so a paused player leaves the terminal and the CPU alone. The frames the pane
-  /// receives are counted (`pipe-pane`; each starts by homing the cursor).
+  /// receives are counted (`pipe-pane`; each starts by homing the cursor), and the paused player's threads
+  /// must not wake, libpulse's aside (see ServeQuietTests), once the pause's deadline (1 s here) has come up
+  /// and a resize was drawn.
   @Test func thePausedViewWritesNothingAndThePlayingViewOnlyWhatMoved() async throws {
     try await ExclusiveSink.run {
       let session = "splay-quiet-\(getpid())"
@@ -188,7 +190,7 @@ struct TerminalViewTests {
       try Tmux.run([
         "new-session", "-d", "-s", session, "-x", "40", "-y", "12", "-e",
         "PULSE_SERVER=\(PulseEnvironment.server ?? "")",
-        "\(Splay.binary) play \(Splay.fixture("media/sweep-30s.flac")); sleep 30",
+        "\(Splay.binary) play --deadline 1 \(Splay.fixture("media/sweep-30s.flac")); sleep 30",
       ])
       defer { Tmux.end(session) }
       try Tmux.run(["pipe-pane", "-o", "-t", session, "cat >> '\(output)'"])
@@ -206,10 +208,16 @@ struct TerminalViewTests {
       #expect((1...8).contains(drawn), "\(drawn) frames in 3 s of playing")
       try Tmux.run(["send-keys", "-t", session, " "])
       _ = try Tmux.waitForScreen(session) { $0.contains("splay — paused") }
-      try await Task.sleep(for: .milliseconds(300))
+      // A resize while paused (SIGWINCH): the signal's handler must not start a thread that stays awake.
+      try Tmux.run(["resize-window", "-t", session, "-x", "44"])
+      try await Task.sleep(for: .milliseconds(1200))
+      let player = try #require(Tmux.panePID(session).flatMap { Tmux.children(of: $0).first }, "no splay")
       let paused = frames()
+      let before = ThreadWakeUps(of: player)
       try await Task.sleep(for: .seconds(2))
       #expect(frames() == paused, "a paused view draws nothing: \(frames() - paused) frames in 2 s")
+      let woken = ThreadWakeUps(of: player).since(before, excluding: ["threaded-ml"])
+      #expect(woken.isEmpty, "a paused player woke: \(woken)")
       try Tmux.run(["send-keys", "-t", session, "q"])
     }
   }
@@ -261,13 +269,7 @@ enum Tmux {
   /// pane's shell and player outlived `kill-session` in the test runs). They get the hang-up a closed
   /// terminal gives, then SIGKILL after 3 s, which is reported: splay must end on a hang-up.
   static func end(_ session: String) {
-    let file = "/tmp/\(session).pane"
-    let pane = (try? run(["display-message", "-p", "-t", session, "#{pane_pid}"], output: file)).flatMap { _ in
-      (try? String(contentsOfFile: file, encoding: .utf8)).flatMap {
-        Int32($0.trimmingCharacters(in: .whitespacesAndNewlines))
-      }
-    }
-    try? FileManager.default.removeItem(atPath: file)
+    let pane = panePID(session)
     let children = pane.map(Self.children(of:)) ?? []
     _ = try? run(["kill-session", "-t", session])
     for pid in children + (pane.map { [$0] } ?? []) where running(pid) { kill(pid, SIGHUP) }
@@ -276,6 +278,17 @@ enum Tmux {
       let command = (try? String(contentsOfFile: "/proc/\(pid)/cmdline", encoding: .utf8)) ?? ""
       print("Tmux.end: \(command.replacingOccurrences(of: "\u{0}", with: " ")) ignored a hang-up for 3 s; killed")
       kill(pid, SIGKILL)
+    }
+  }
+
+  /// The pid of the process `session`'s pane runs (the shell), or nil.
+  static func panePID(_ session: String) -> Int32? {
+    let file = "/tmp/\(session).pane"
+    defer { try? FileManager.default.removeItem(atPath: file) }
+    return (try? run(["display-message", "-p", "-t", session, "#{pane_pid}"], output: file)).flatMap { _ in
+      (try? String(contentsOfFile: file, encoding: .utf8)).flatMap {
+        Int32($0.trimmingCharacters(in: .whitespacesAndNewlines))
+      }
     }
   }
 
@@ -288,7 +301,7 @@ enum Tmux {
   }
 
   /// The processes whose parent is `parent` (from /proc).
-  private static func children(of parent: Int32) -> [Int32] {
+  static func children(of parent: Int32) -> [Int32] {
     ((try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []).compactMap { entry -> Int32? in
       guard let pid = Int32(entry), let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
         let close = stat.lastIndex(of: ")")

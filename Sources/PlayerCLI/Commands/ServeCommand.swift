@@ -73,9 +73,10 @@ struct ServeCommand: AsyncParsableCommand {
     // Once the socket is ours: a second serve that is refused never appears on the bus.
     let mpris = mprisOptions.start(for: session) { quitResolver.resolve() }
 
+    let signalQueue = DispatchQueue(label: "splay.signals")
     let signals = [SIGTERM, SIGINT].map { sig -> any DispatchSourceSignal in
       signal(sig, SIG_IGN)
-      let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
+      let source = DispatchSource.makeSignalSource(signal: sig, queue: signalQueue)
       source.setEventHandler { quitResolver.resolve() }
       source.resume()
       return source

@@ -162,7 +162,7 @@ final class ControlConnectionHandler: ChannelDuplexHandler {
     inFlight += 1
     let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
     let (hub, eventLoop) = (self.hub, context.eventLoop)
-    DispatchQueue.global(qos: .userInitiated).async {
+    OffLoopQueue.run("splay.expand") {
       let expanded = TrackListExpander().expand(command)
       eventLoop.execute {
         let (handler, context) = loopBound.value

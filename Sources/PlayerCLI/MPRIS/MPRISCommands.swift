@@ -15,7 +15,7 @@ enum MPRISCommands {
       return chain(controller.send(first), rest, controller)
     }
     let (future, resolver) = Future<PlayerState, PlayerError>.pending()
-    DispatchQueue.global(qos: .userInitiated).async {
+    OffLoopQueue.run("splay.expand") {
       switch TrackListExpander().expand(first).command {
       case .success(let command):
         chain(controller.send(command), rest, controller).whenComplete { resolver.settle(with: $0) }

@@ -42,8 +42,11 @@ final class TerminalView: PlaybackView {
     self.controller = controller
     self.onQuit = onQuit
     timer = Lock(DispatchSource.makeTimerSource(queue: renderQueue))
+    // Not the render queue: a frame stuck writing to a terminal that is gone must not hold off SIGHUP's exit.
+    // Not a global queue either (see SerialTaskExecutor).
+    let signalQueue = DispatchQueue(label: "splay.view.signals")
     signals = Lock(
-      [SIGINT, SIGTERM, SIGHUP, SIGWINCH].map { DispatchSource.makeSignalSource(signal: $0, queue: .global()) })
+      [SIGINT, SIGTERM, SIGHUP, SIGWINCH].map { DispatchSource.makeSignalSource(signal: $0, queue: signalQueue) })
   }
 
   func begin() {

@@ -207,7 +207,8 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
     teardownContextLocked(error: .outputLost(detail: "the output was closed"))
     if inLoop {
       let loop = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(mainloop)))
-      DispatchQueue.global().async {
+      // A serial queue: the global pool would start libdispatch's once-a-second monitor for good.
+      DispatchQueue(label: "splay.pulse.free").async {
         guard let mainloop = OpaquePointer(bitPattern: loop) else { return }
         pa_threaded_mainloop_stop(mainloop)
         pa_threaded_mainloop_free(mainloop)
