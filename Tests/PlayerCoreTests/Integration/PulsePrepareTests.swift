@@ -324,7 +324,7 @@ final class PulsePrepareTests {
   // MARK: - Decoding ahead while corked
 
   /// A corked stream decodes what the server takes and the server's buffer and two chunks more into its ring,
-  /// not the whole two-second ring: at start-up that CPU time is taken from the command-line parse and the
+  /// not the whole ring (two seconds or more): at start-up that CPU time is taken from the command-line parse and the
   /// server, which the first sound waits for. Once it plays, the ring is filled.
   @Test func aCorkedStreamDoesNotFillItsRingUntilItPlays() async throws {
     try await exclusively {
@@ -332,7 +332,7 @@ final class PulsePrepareTests {
       let decoder = FakeDecoder(path: "long-corked.flac", seconds: 30)
       _ = try await value(output.open(decoder, at: 0, volume: nil))
       try await Task.sleep(for: .milliseconds(300))
-      // A full ring alone is 88,200 frames (2 s at 44.1 kHz).
+      // The smallest ring alone is 88,200 frames (2 s at 44.1 kHz).
       let corked = decoder.framesRead
       #expect(corked < 88_200, "decoded \(corked) frames while corked")
       _ = try await value(output.start())

@@ -22,14 +22,29 @@ extension PulseOutput {
   /// latency takes audio seconds before it plays, and acknowledges a drain that early.
   private func steadyBufferAttributes(_ spec: pa_sample_spec) -> pa_buffer_attr {
     var spec = spec
-    let bytesPerSecond = Double(pa_bytes_per_second(&spec))
-    let steady = min(configuration.steadyLatency, Double(3 << 20) / bytesPerSecond)
-    let sink = configuration.targetLatency / 4
-    let minreq = (steady - 2 * sink) / 2
+    let (steady, minreq) = steadyLengths(spec)
     return pa_buffer_attr(
       maxlength: UInt32.max, tlength: UInt32(pa_usec_to_bytes(UInt64(steady * 1e6), &spec)),
       prebuf: UInt32(pa_usec_to_bytes(UInt64(configuration.targetLatency * 1e6), &spec)),
       minreq: UInt32(pa_usec_to_bytes(UInt64(minreq * 1e6), &spec)), fragsize: UInt32.max)
+  }
+
+  /// The steady buffer's length and its request size (`minreq`) in seconds, for audio of `spec`.
+  private func steadyLengths(_ spec: pa_sample_spec) -> (length: Double, request: Double) {
+    var spec = spec
+    let steady = min(configuration.steadyLatency, Double(3 << 20) / Double(pa_bytes_per_second(&spec)))
+    return (steady, (steady - 2 * (configuration.targetLatency / 4)) / 2)
+  }
+
+  /// How many seconds the sample ring holds for a new stream of `spec` (lock held): two, or where the steady
+  /// buffer may come a whole request of the server and half a second, so that one request is answered from the
+  /// ring at once and one fill refills it (a two-second ring took two fills and three wake-ups more per
+  /// request). Also while the server is not known yet (a stream prepared right after connecting).
+  func ringSecondsLocked(_ spec: pa_sample_spec) -> Double {
+    let least = max(configuration.targetLatency * 2, 2)
+    let (length, request) = steadyLengths(spec)
+    guard length > configuration.targetLatency, serverKind != .pipeWire else { return least }
+    return max(least, request + 0.5)
   }
 
   private var streamSpecLocked: pa_sample_spec {
@@ -38,15 +53,15 @@ extension PulseOutput {
 
   /// Whether the steady buffer may be asked for: on PulseAudio, not on PipeWire's pulse server, where a larger
   /// request raises the quantum of the whole graph.
-  private var mayUseSteadyBufferLocked: Bool {
-    var spec = streamSpecLocked
-    let fits = Double(3 << 20) / Double(pa_bytes_per_second(&spec))
-    return min(configuration.steadyLatency, fits) > configuration.targetLatency && serverKind == .pulseAudio
+  private func mayUseSteadyBufferLocked(_ spec: pa_sample_spec) -> Bool {
+    steadyLengths(spec).length > configuration.targetLatency && serverKind == .pulseAudio
   }
 
   /// Audio has flowed for a while with nothing asked: the steady buffer (lock held). Nothing waits for it.
   func enlargeBufferLocked() {
-    guard !bufferIsSteady, running, draining == nil, mayUseSteadyBufferLocked, let stream else { return }
+    guard !bufferIsSteady, running, draining == nil, mayUseSteadyBufferLocked(streamSpecLocked), let stream else {
+      return
+    }
     bufferIsSteady = true
     setBufferAttributesLocked(stream, steadyBufferAttributes(streamSpecLocked))
   }

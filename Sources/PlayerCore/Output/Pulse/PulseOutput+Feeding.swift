@@ -135,6 +135,11 @@ extension PulseOutput {
     while true {
       let (generation, free, ended) = ring.fillState
       guard !ended, free > 0 else { break }
+      // A corked stream needs no more than the server's buffer takes and the first writes after the uncork:
+      // the rest of the ring is decoded once it plays (the uncork pumps, and the pump refills). Decoding
+      // seconds ahead first would take the CPU from the start-up, or from a seek, that waits for the uncork.
+      // Checked before each chunk: the fills a corked pump asks for must not add two chunks each.
+      if ring.availableFrames >= corkedFill, !locked({ running }) { break }
       let want = min(free, chunk)
       var frames: Int
       var failed = false
@@ -164,10 +169,6 @@ extension PulseOutput {
         locked { if ring === self.ring { handOverLocked(ring) } }
         wrote = false
       }
-      // A corked stream needs no more than the server's buffer takes and the first writes after the uncork:
-      // the rest of the ring is decoded once it plays (the uncork pumps, and the pump refills). Decoding two
-      // seconds ahead first would take the CPU from the start-up, or from a seek, that waits for the uncork.
-      if chunks >= handOverAfter, ring.availableFrames >= corkedFill, !locked({ running }) { break }
     }
     // Also when nothing was written: a prefill that waits on a ring another fill completed is answered here.
     locked {

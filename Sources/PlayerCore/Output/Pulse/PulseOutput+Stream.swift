@@ -19,9 +19,9 @@ extension PulseOutput {
     guard pa_sample_spec_valid(&spec) != 0 else {
       return ready(.failure(.unsupportedFormat(path: info.path, detail: "PulseAudio cannot play this sample format")))
     }
-    // Decode up to two seconds ahead of the server's buffer: the decoding queue may lose the CPU for a while
-    // on a busy machine, and the write callback must still find audio to copy.
-    let ringFrames = max(Int(Double(info.sampleRate) * max(configuration.targetLatency * 2, 2)), 4096)
+    // Decode seconds ahead of the server's buffer: the decoding queue may lose the CPU for a while on a busy
+    // machine, and the write callback must still find audio to copy.
+    let ringFrames = max(Int(Double(info.sampleRate) * ringSecondsLocked(spec)), 4096)
     guard let ring = SampleRing(frames: ringFrames, channels: info.channels) else {
       return ready(.failure(.outputFailed(operation: "open", detail: "no memory for the sample ring")))
     }
