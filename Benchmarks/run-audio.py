@@ -18,6 +18,8 @@ without PULSE_SERVER, so it never measures against a user's own server):
 5. MPRIS (issue 21, Benchmarks/bench_mpris.py): PlayPause's round trip over D-Bus (Benchmarks/Sources/MPRISProbe)
    on splay and on mpv with Debian's mpv-mpris plugin, beside each one's socket in the same rounds, and the CPU
    and wake-ups of idle players on the bus.
+6. battery (issue 23, Benchmarks/bench_battery.py): CPU and wake-ups playing, idle and paused, beside paplay
+   and mpv, on a plain PulseAudio null sink and on headless PipeWire, each started for that part.
 
 Every player runs on a private D-Bus session bus that the script starts (bench_mpris.PrivateBus), so splay
 runs with MPRIS on, as users run it, and nothing on the user's own bus sees the players under test.
@@ -51,6 +53,7 @@ import threading
 import time
 from pathlib import Path
 
+from bench_battery import BATTERY_NOTES, battery_rows, measure_battery
 from bench_collection import collection_rows, measure_collection
 from bench_mpris import (MPRIS_NOTES, MPV_BUS_NAME, MPV_MPRIS, SETTLE, SPLAY_BUS_NAME, PrivateBus, measure_idle,
                          measure_mpris, mpris_rows)
@@ -78,8 +81,10 @@ MPV = ["mpv", "--no-config", "--no-video", "--ao=pulse", "--no-terminal"]
 COMMANDS = ["pause", "play", "seek", "volume"]
 
 # Sample counts per mode; quick mode plays 1 s cuts of the sweeps for CPU and RSS (see quick_cuts).
-FULL = {"first_audio": 15, "rounds": 200, "honesty": 20, "cut": None, "collection": 5, "idle": 30}
-QUICK = {"first_audio": 3, "rounds": 15, "honesty": 3, "cut": 1, "collection": 2, "idle": 10}
+FULL = {"first_audio": 15, "rounds": 200, "honesty": 20, "cut": None, "collection": 5, "idle": 30,
+        "battery_rounds": 3, "battery_cut": None, "quiet": 60}
+QUICK = {"first_audio": 3, "rounds": 15, "honesty": 3, "cut": 1, "collection": 2, "idle": 10,
+         "battery_rounds": 1, "battery_cut": 5, "quiet": 10}
 GAP = 0.02  # seconds between acknowledged commands in the latency loops
 
 
@@ -132,6 +137,8 @@ def main():
                 "mpv": (lambda path: MpvClient(path, extra=[f"--script={MPV_MPRIS}"]), MPV_BUS_NAME),
             }),
             "idle": measure_idle(plan["idle"], directory, idle_players()),
+            "battery": measure_battery(plan["battery_rounds"], plan["quiet"], directory,
+                                       battery_players(battery_file(plan, directory)), idle_players, measure_idle),
             "honesty": measure_honesty(plan["honesty"]),
         }
     elapsed = time.monotonic() - started
@@ -733,6 +740,20 @@ def idle_players():
     }
 
 
+# MARK: - 6. Battery on the servers users run (the measuring is in bench_battery)
+
+
+def battery_file(plan, directory):
+    """The FLAC the battery rows play: the 30 s sweep, or in quick mode a cut of it."""
+    flac = MEDIA / "sweep-30s.flac"
+    return quick_cuts([flac], plan["battery_cut"], Path(directory))[0] if plan["battery_cut"] else flac
+
+
+def battery_players(file):
+    """splay as users run it (MPRIS on, on the private bus), paplay and mpv, each playing `file` to the end."""
+    return {"splay": [str(SPLAY), "play", "--json", str(file)], "paplay": ["paplay", str(file)], "mpv": MPV + [str(file)]}
+
+
 # MARK: - The table
 
 
@@ -884,7 +905,9 @@ def render(results, plan, options):
     rows = (first_audio_rows(results["first_audio"])
             + collection_rows(results["collection"], percentile, ms, verdict) + cost_rows(results["cost"])
             + latency_rows(results["latency"], results["honesty"])
-            + mpris_rows(results["mpris"], results["idle"], percentile, ms, verdict) + honesty_rows(results["honesty"]))
+            + mpris_rows(results["mpris"], results["idle"], percentile, ms, verdict) + honesty_rows(results["honesty"])
+            + battery_rows(results["battery"], percentile, verdict,
+                           f"sweep-{plan['battery_cut']}s.flac" if plan["battery_cut"] else "sweep-30s.flac"))
     header = ["Measurement", "splay", "Peers (same run)", "Target", "Met?"]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     lines += ["| " + " | ".join(row) + " |" for row in rows]
@@ -899,6 +922,9 @@ def render(results, plan, options):
     notes = NOTES.format(first=plan["first_audio"], rounds=plan["rounds"], trials=plan["honesty"],
                          gap=int(GAP * 1000), files=" and ".join(f"`{name}`" for name in results["cost"]))
     notes += MPRIS_NOTES.format(rounds=plan["rounds"], gap=int(GAP * 1000), settle=SETTLE)
+    notes += BATTERY_NOTES.format(rounds=plan["battery_rounds"], settle=SETTLE,
+                                  files=f"a {plan['battery_cut']} s cut of the FLAC sweep" if plan["battery_cut"]
+                                  else "`sweep-30s.flac`")
     if plan["cut"]:
         notes += (f"\nQuick run: CPU and RSS come from {plan['cut']} s cuts of the sweeps (sox; the MP3 re-encoded), "
                   "so process start-up weighs far more than in a full run.\n")
