@@ -18,6 +18,43 @@ import Testing
     #expect(abs(total - info.frames) < Int64(info.sampleRate), "\(total) of \(info.frames) frames")
   }
 
+  /// 16-bit PCM reads as the file's own integers, the same samples the float path gives (× 32768, exactly);
+  /// lossy and float sources stay float.
+  @Test(arguments: media)
+  func sixteenBitSourcesReadTheirOwnSamples(name: String) throws {
+    let floats = try SndfileDecoder(path: Fixtures.media(name))
+    let integers = try SndfileDecoder(path: Fixtures.media(name))
+    let lossless = name.hasSuffix(".flac") || name.hasSuffix(".wav")
+    #expect(floats.nativeSampleFormat == (lossless ? .int16 : .float32), "\(name)")
+    let channels = floats.info.channels
+    let a = UnsafeMutableBufferPointer<Float>.allocate(capacity: 4096 * channels)
+    let b = UnsafeMutableBufferPointer<Int16>.allocate(capacity: 4096 * channels)
+    defer {
+      a.deallocate()
+      b.deallocate()
+    }
+    guard lossless else {
+      // A float source asked for integers gets its floats converted (by libsndfile, within one step).
+      let n = try floats.read(into: a, frames: 4096)
+      #expect(try integers.read(into: b, frames: 4096) == n)
+      let far = (0..<(n * channels)).count { abs(Float(b[$0]) - a[$0] * 32768) > 1.5 }
+      #expect(far == 0, "\(name): \(far) samples more than a step away")
+      return
+    }
+    _ = try integers.seek(toFrame: 1000)
+    _ = try floats.seek(toFrame: 1000)
+    var compared = 0
+    while case let n = try floats.read(into: a, frames: 4096), n > 0 {
+      #expect(try integers.read(into: b, frames: 4096) == n)
+      let differing = (0..<(n * channels)).count { Float(b[$0]) != a[$0] * 32768 }
+      #expect(differing == 0, "\(name): \(differing) samples differ")
+      compared += n
+    }
+    #expect(Int64(compared) == floats.info.frames - 1000)
+    // The end of a 16-bit read is checked as the float one is.
+    #expect(try integers.read(into: b, frames: 4096) == 0)
+  }
+
   /// Whether `error` refuses the broken fixture `name` as truncated.
   private static func refusesAsTruncated(_ error: any Error, _ name: String) -> Bool {
     guard case .unsupportedFormat(let path, let detail) = error as? PlayerError else { return false }

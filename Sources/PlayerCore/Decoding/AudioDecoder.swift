@@ -1,5 +1,5 @@
-/// A source of decoded audio: interleaved 32-bit float frames, sample-exact seeking, and what the file says
-/// about itself.
+/// A source of decoded audio: interleaved 32-bit float frames (or 16-bit integers, for sources that hold
+/// them: ``nativeSampleFormat``), sample-exact seeking, and what the file says about itself.
 ///
 /// A decoder is used by one thread at a time (the output's decoding thread, or a test), but may move between
 /// threads; implementations are therefore `Sendable`. Decoding never happens on an audio server's real-time
@@ -12,9 +12,46 @@ public protocol AudioDecoder: AnyObject, Sendable {
   /// Returns the number of frames read; 0 means the end of the file.
   func read(into buffer: UnsafeMutableBufferPointer<Float>, frames: Int) throws(PlayerError) -> Int
 
+  /// The sample format that carries this source without loss in the fewest bytes: `.int16` for 16-bit PCM,
+  /// whose samples an output can then send as they are (half the bytes of floats, and no conversion by a
+  /// 16-bit sink). `.float32` by default.
+  var nativeSampleFormat: DecodedSampleFormat { get }
+
+  /// Reads up to `frames` interleaved frames of 16-bit samples into `buffer` (`frames * info.channels` of
+  /// them), as ``read(into:frames:)-(UnsafeMutableBufferPointer<Float>,_)`` does for floats. By default the
+  /// floats are read and rounded; a source whose ``nativeSampleFormat`` is `.int16` reads them exactly.
+  func read(into buffer: UnsafeMutableBufferPointer<Int16>, frames: Int) throws(PlayerError) -> Int
+
   /// Moves to `frame` (clamped to `0...info.frames`) and returns the frame the next `read` starts at.
   @discardableResult
   func seek(toFrame frame: Int64) throws(PlayerError) -> Int64
+}
+
+/// The sample formats a decoder hands out.
+public enum DecodedSampleFormat: Sendable, Equatable {
+  /// 32-bit float, -1...1.
+  case float32
+  /// Signed 16-bit integers.
+  case int16
+
+  /// Bytes per sample.
+  public var bytes: Int { self == .int16 ? 2 : 4 }
+}
+
+extension AudioDecoder {
+  /// Float, unless the decoder says otherwise.
+  public var nativeSampleFormat: DecodedSampleFormat { .float32 }
+
+  /// Reads floats and rounds them to 16 bits, clamped (for decoders without a 16-bit path of their own).
+  public func read(into buffer: UnsafeMutableBufferPointer<Int16>, frames: Int) throws(PlayerError) -> Int {
+    let floats = UnsafeMutableBufferPointer<Float>.allocate(capacity: frames * info.channels)
+    defer { floats.deallocate() }
+    let read = try read(into: floats, frames: frames)
+    for index in 0..<(read * info.channels) {
+      buffer[index] = Int16(max(-32768, min(32767, (floats[index] * 32768).rounded())))
+    }
+    return read
+  }
 }
 
 /// Opens decoders by path; the controller holds one so tests can substitute their own media.

@@ -138,11 +138,27 @@ public final class SndfileDecoder: AudioDecoder {
   /// let the player confirm a position the audio never reached. (A second of slack, as at open time.)
   public func read(into buffer: UnsafeMutableBufferPointer<Float>, frames: Int) throws(PlayerError) -> Int {
     precondition(buffer.count >= frames * info.channels, "buffer too small for \(frames) frames")
+    return try readFrames(frames) { file in
+      buffer.baseAddress.map { sf_readf_float(file, $0, sf_count_t(frames)) } ?? 0
+    }
+  }
+
+  /// 16-bit PCM (``nativeSampleFormat``): the file's own samples, exactly; anything else rounded by libsndfile.
+  public func read(into buffer: UnsafeMutableBufferPointer<Int16>, frames: Int) throws(PlayerError) -> Int {
+    precondition(buffer.count >= frames * info.channels, "buffer too small for \(frames) frames")
+    return try readFrames(frames) { file in
+      buffer.baseAddress.map { sf_readf_short(file, $0, sf_count_t(frames)) } ?? 0
+    }
+  }
+
+  /// `.int16` for 16-bit PCM (WAV, FLAC, AIFF): those samples reach the server as they are in the file.
+  public var nativeSampleFormat: DecodedSampleFormat { info.bitDepth == 16 ? .int16 : .float32 }
+
+  /// Reads with `readf` (which returns the frames read, or a negative error) and checks the end.
+  private func readFrames(_ frames: Int, _ readf: (OpaquePointer) -> sf_count_t) throws(PlayerError) -> Int {
     let (result, reached): (Int64, Int64) = handle.withLock { handle in
-      guard let file = OpaquePointer(bitPattern: handle.bits), let base = buffer.baseAddress else {
-        return (0, handle.frame)
-      }
-      let result = Int64(sf_readf_float(file, base, sf_count_t(frames)))
+      guard let file = OpaquePointer(bitPattern: handle.bits) else { return (0, handle.frame) }
+      let result = Int64(readf(file))
       if result > 0 { handle.frame += result }
       return (result, handle.frame)
     }

@@ -35,6 +35,22 @@ struct PulseSteadyBufferTests {
     }
   }
 
+  /// A 16-bit FLAC goes to the server as 16-bit samples (half the bytes, and nothing for a 16-bit sink to
+  /// convert), an MP3 as floats; the monitor tests (PulseOutputTests) check that what plays is the content.
+  @Test func sixteenBitSourcesGoOutAsSixteenBitSamples() async throws {
+    try await ExclusiveSink.run {
+      let output = PulseOutput()
+      for (file, format) in [
+        (Fixtures.sweepFLAC, DecodedSampleFormat.int16), (Fixtures.media("ladder-44k-stereo.mp3"), .float32),
+      ] {
+        let decoder = try SndfileDecoderFactory().open(file)
+        _ = try await output.open(decoder, at: 0, volume: 100).settled.get()
+        #expect(output.serverSampleFormat == format, "\(file)")
+      }
+      _ = await output.close().settled
+    }
+  }
+
   /// A drain is acknowledged once the audio is in the sink: with the steady buffer the sink's own latency must
   /// stay small, or the end comes seconds early (a plain null sink confirmed a 30 s sweep's end at 28.3 s).
   /// Judged against the wall clock from the confirmed start; the audio cannot have played faster than that.

@@ -48,7 +48,7 @@ extension PulseOutput {
   }
 
   private var streamSpecLocked: pa_sample_spec {
-    pa_sample_spec(format: PA_SAMPLE_FLOAT32LE, rate: UInt32(sampleRate), channels: UInt8(ringChannels))
+    pa_sample_spec(format: Self.pulseFormat(sampleFormat), rate: UInt32(sampleRate), channels: UInt8(ringChannels))
   }
 
   /// Whether the steady buffer may be asked for: on PulseAudio, not on PipeWire's pulse server, where a larger
@@ -88,6 +88,15 @@ extension PulseOutput {
       else { return nil }
       var spec = streamSpecLocked
       return Double(pa_bytes_to_usec(UInt64(attributes.pointee.tlength), &spec)) / 1e6
+    }
+  }
+
+  /// The sample format of the stream at the server, nil without a stream: tests check that 16-bit sources go
+  /// out as 16-bit samples.
+  var serverSampleFormat: DecodedSampleFormat? {
+    locked {
+      guard let stream, let spec = pa_stream_get_sample_spec(stream) else { return nil }
+      return spec.pointee.format == PA_SAMPLE_S16LE ? .int16 : .float32
     }
   }
 

@@ -124,8 +124,15 @@ extension PulseOutput {
     // over after two chunks, and the rest follows in the same call rather than in one wake-up per chunk.
     let chunk = 4096
     let handOverAfter = 2
-    let scratch = UnsafeMutableBufferPointer<Float>.allocate(capacity: chunk * ring.channels)
+    let width = ring.sampleBytes
+    let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: chunk * ring.channels * width, alignment: 8)
     defer { scratch.deallocate() }
+    // In the ring's format: every decoder of one ring has the same one (``prepareNext(_:following:)``).
+    func decode(_ source: any AudioDecoder, _ frames: Int) throws(PlayerError) -> Int {
+      width == 2
+        ? try source.read(into: scratch.bindMemory(to: Int16.self), frames: frames)
+        : try source.read(into: scratch.bindMemory(to: Float.self), frames: frames)
+    }
     var wrote = false
     var chunks = 0
     var source = decoder
@@ -144,7 +151,7 @@ extension PulseOutput {
       var frames: Int
       var failed = false
       do {
-        frames = try source.read(into: scratch, frames: want)
+        frames = try decode(source, want)
       } catch {
         // What was decoded still plays; the end of the track is then reported with this error (and the next
         // track, even if offered, takes the usual path so that the failure is about the right track).
@@ -158,9 +165,9 @@ extension PulseOutput {
         // Gapless: the next track's first frames go into the ring right behind this track's last.
         if rewind { _ = try? next.seek(toFrame: 0) }
         source = next
-        frames = (try? source.read(into: scratch, frames: want)) ?? 0
+        frames = (try? decode(source, want)) ?? 0
       }
-      let slice = UnsafeBufferPointer(rebasing: scratch[0..<(frames * ring.channels)])
+      let slice = UnsafeRawBufferPointer(rebasing: scratch[0..<(frames * ring.channels * width)])
       guard ring.push(slice, generation: generation, endOfTrack: frames == 0) else { break }
       wrote = true
       chunks += 1

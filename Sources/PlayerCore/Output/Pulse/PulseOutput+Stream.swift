@@ -4,6 +4,11 @@ import CPulseAudio
 extension PulseOutput {
   var ringChannels: Int { ring?.channels ?? 2 }
 
+  /// PulseAudio's name for `format` (little-endian, as every machine splay runs on).
+  static func pulseFormat(_ format: DecodedSampleFormat) -> pa_sample_format_t {
+    format == .int16 ? PA_SAMPLE_S16LE : PA_SAMPLE_FLOAT32LE
+  }
+
   func createStreamLocked(
     for decoder: any AudioDecoder, at seconds: Double, volume: Int?,
     ready: @escaping (Result<Void, PlayerError>) -> Void
@@ -14,15 +19,18 @@ extension PulseOutput {
       return ready(.failure(.outputLost(detail: "\(serverName): not connected")))
     }
     let info = decoder.info
+    // 16-bit sources go out as they are: half the bytes of floats to copy and send, and nothing for a 16-bit
+    // sink to convert.
+    let format = decoder.nativeSampleFormat
     var spec = pa_sample_spec(
-      format: PA_SAMPLE_FLOAT32LE, rate: UInt32(info.sampleRate), channels: UInt8(info.channels))
+      format: Self.pulseFormat(format), rate: UInt32(info.sampleRate), channels: UInt8(info.channels))
     guard pa_sample_spec_valid(&spec) != 0 else {
       return ready(.failure(.unsupportedFormat(path: info.path, detail: "PulseAudio cannot play this sample format")))
     }
     // Decode seconds ahead of the server's buffer: the decoding queue may lose the CPU for a while on a busy
     // machine, and the write callback must still find audio to copy.
     let ringFrames = max(Int(Double(info.sampleRate) * ringSecondsLocked(spec)), 4096)
-    guard let ring = SampleRing(frames: ringFrames, channels: info.channels) else {
+    guard let ring = SampleRing(frames: ringFrames, channels: info.channels, sampleBytes: format.bytes) else {
       return ready(.failure(.outputFailed(operation: "open", detail: "no memory for the sample ring")))
     }
     let props = pa_proplist_new()
@@ -39,7 +47,8 @@ extension PulseOutput {
     streamNumber += 1
     self.decoder = decoder
     readFailure = nil
-    frameBytes = info.channels * MemoryLayout<Float>.size
+    frameBytes = info.channels * format.bytes
+    sampleFormat = format
     sampleRate = info.sampleRate
     self.ring = ring
     running = false

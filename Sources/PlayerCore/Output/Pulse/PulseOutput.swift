@@ -100,6 +100,8 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
   var ring: SampleRing?
   var running = false
   var frameBytes = 4
+  /// The current stream's sample format (its ring's and the server's).
+  var sampleFormat = DecodedSampleFormat.float32
   var sampleRate = 44_100
   var anchorSeconds = 0.0
   var anchorStreamTime: UInt64 = 0
@@ -309,7 +311,8 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
     let next = decoder.info
     let accepted = locked { () -> Bool in
       guard self.stream != nil, let ring, let current = self.decoder, streamNumber == stream,
-        !gapless.feedingUpcoming, current.info.sampleRate == next.sampleRate, current.info.channels == next.channels
+        !gapless.feedingUpcoming, current.info.sampleRate == next.sampleRate, current.info.channels == next.channels,
+        current.nativeSampleFormat == decoder.nativeSampleFormat
       else { return false }
       gapless.offer(decoder)
       // The decoder may already have queued the current track's end: continue the ring until the drain has

@@ -5,8 +5,8 @@ import Synchronization
   import Glibc
 #endif
 
-/// Decoded audio waiting for the server: a fixed ring of interleaved float samples, filled by the decoding
-/// queue and emptied by the PulseAudio write callback.
+/// Decoded audio waiting for the server: a fixed ring of interleaved samples (floats, or 16-bit integers for
+/// 16-bit sources), filled by the decoding queue and emptied by the PulseAudio write callback.
 ///
 /// Its storage is allocated once per stream, so the audio path never allocates. The lock is held only for a
 /// `memcpy` on either side. Every seek or stop bumps the ``generation``; audio decoded for an older generation
@@ -30,7 +30,7 @@ final class SampleRing: Sendable {
     /// The mapping's length in bytes.
     let byteCount: Int
 
-    var buffer: UnsafeMutablePointer<Float> { UnsafeMutablePointer(bitPattern: address)! }
+    var buffer: UnsafeMutableRawPointer { UnsafeMutableRawPointer(bitPattern: address)! }
 
     deinit { munmap(UnsafeMutableRawPointer(bitPattern: address), byteCount) }
   }
@@ -40,16 +40,19 @@ final class SampleRing: Sendable {
   let channels: Int
   /// Capacity in samples.
   let capacity: Int
+  /// Bytes per sample: 4 for floats, 2 for 16-bit integers.
+  let sampleBytes: Int
 
   /// Fails (nil) only when the system has no memory for the ring.
-  init?(frames: Int, channels: Int) {
+  init?(frames: Int, channels: Int, sampleBytes: Int = MemoryLayout<Float>.size) {
     self.channels = channels
     self.capacity = frames * channels
-    // Mapped rather than taken from malloc: a ring is about 700 KB and lives as long as one stream, and
+    self.sampleBytes = sampleBytes
+    // Mapped rather than taken from malloc: a ring is hundreds of KB to a few MB and lives as long as one stream, and
     // malloc keeps freed blocks of that size in its per-thread arenas, so a player that went through a
     // thousand streams held tens of megabytes of dead rings. Unmapped, the memory goes back at once; the
     // pages come zeroed and are touched only as audio is decoded into them.
-    let byteCount = capacity * MemoryLayout<Float>.stride
+    let byteCount = capacity * sampleBytes
     guard let mapping = mmap(nil, byteCount, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0),
       mapping != MAP_FAILED
     else { return nil }
@@ -117,19 +120,22 @@ final class SampleRing: Sendable {
   /// True when the decoder reached the end and everything was handed to the server.
   var drained: Bool { storage.withLock { $0.endOfTrack && $0.count == 0 } }
 
-  /// Appends decoded frames if `generation` is still current; returns false when they are stale.
-  func push(_ samples: UnsafeBufferPointer<Float>, generation: UInt64, endOfTrack: Bool) -> Bool {
+  /// Appends decoded frames (samples of ``sampleBytes`` each) if `generation` is still current; returns false
+  /// when they are stale.
+  func push(_ samples: UnsafeRawBufferPointer, generation: UInt64, endOfTrack: Bool) -> Bool {
     let sourceAddress = UInt(bitPattern: samples.baseAddress)
-    let sampleCount = samples.count
+    let sampleCount = samples.count / sampleBytes
+    let width = sampleBytes
     return storage.withLock { s in
-      let sourceBase = UnsafePointer<Float>(bitPattern: sourceAddress)
+      let sourceBase = UnsafeRawPointer(bitPattern: sourceAddress)
       guard s.generation == generation, !s.suspended else { return false }
       var writeIndex = (s.readIndex + s.count) % capacity
       var remaining = min(sampleCount, capacity - s.count)
       var source = 0
       while remaining > 0 {
         let chunk = min(remaining, capacity - writeIndex)
-        s.buffer.advanced(by: writeIndex).update(from: sourceBase!.advanced(by: source), count: chunk)
+        s.buffer.advanced(by: writeIndex * width).copyMemory(
+          from: sourceBase!.advanced(by: source * width), byteCount: chunk * width)
         s.count += chunk
         source += chunk
         remaining -= chunk
@@ -144,14 +150,15 @@ final class SampleRing: Sendable {
   /// the next track begins when its first frame is one of them.
   func pop(into destination: UnsafeMutableRawPointer, maxFrames: Int) -> (frames: Int, boundary: Int?) {
     let targetAddress = UInt(bitPattern: destination)
+    let width = sampleBytes
     return storage.withLock { s in
       let frames = min(maxFrames, s.count / channels)
       var remaining = frames * channels
-      var target = UnsafeMutablePointer<Float>(bitPattern: targetAddress)!
+      var target = UnsafeMutableRawPointer(bitPattern: targetAddress)!
       while remaining > 0 {
         let chunk = min(remaining, capacity - s.readIndex)
-        target.update(from: s.buffer.advanced(by: s.readIndex), count: chunk)
-        target = target.advanced(by: chunk)
+        target.copyMemory(from: s.buffer.advanced(by: s.readIndex * width), byteCount: chunk * width)
+        target = target.advanced(by: chunk * width)
         s.readIndex = (s.readIndex + chunk) % capacity
         s.count -= chunk
         remaining -= chunk
