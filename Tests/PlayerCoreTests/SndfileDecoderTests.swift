@@ -27,12 +27,17 @@ import Testing
     let lossless = name.hasSuffix(".flac") || name.hasSuffix(".wav")
     #expect(floats.nativeSampleFormat == (lossless ? .int16 : .float32), "\(name)")
     let channels = floats.info.channels
-    let a = UnsafeMutableBufferPointer<Float>.allocate(capacity: 4096 * channels)
-    let b = UnsafeMutableBufferPointer<Int16>.allocate(capacity: 4096 * channels)
-    defer {
-      a.deallocate()
-      b.deallocate()
+    try withBuffers(Float.self, Int16.self, count: 4096 * channels) { a, b in
+      try compare(name, floats, integers, lossless: lossless, a, b)
     }
+  }
+
+  /// Reads `floats` into `a` and `integers` into `b` to the end and checks that they hold the same samples.
+  private func compare(
+    _ name: String, _ floats: SndfileDecoder, _ integers: SndfileDecoder, lossless: Bool,
+    _ a: UnsafeMutableBufferPointer<Float>, _ b: UnsafeMutableBufferPointer<Int16>
+  ) throws {
+    let channels = floats.info.channels
     guard lossless else {
       // A float source asked for integers gets its floats converted (by libsndfile, within one step).
       let n = try floats.read(into: a, frames: 4096)
@@ -100,20 +105,16 @@ import Testing
     let checked = try SndfileDecoder(path: Fixtures.media(name), deferringLengthCheck: true)
     let straight = try SndfileDecoder(path: Fixtures.media(name))
     let channels = checked.info.channels
-    let first = UnsafeMutableBufferPointer<Float>.allocate(capacity: 6000 * channels)
-    let second = UnsafeMutableBufferPointer<Float>.allocate(capacity: 6000 * channels)
-    defer {
-      first.deallocate()
-      second.deallocate()
+    try withBuffers(Float.self, Float.self, count: 6000 * channels) { first, second in
+      #expect(try checked.read(into: first, frames: 1000) == 1000)
+      try checked.checkLength()
+      let rest = UnsafeMutableBufferPointer(rebasing: first[(1000 * channels)...])
+      #expect(try checked.read(into: rest, frames: 5000) == 5000)
+      #expect(try straight.read(into: second, frames: 6000) == 6000)
+      // An MP3 decoded after a seek back can differ from a fresh decode by float rounding (see lengthProblem).
+      let worst = zip(first, second).map { abs($0 - $1) }.max() ?? 0
+      #expect(worst < 1e-6, "frames after the check differ by up to \(worst)")
     }
-    #expect(try checked.read(into: first, frames: 1000) == 1000)
-    try checked.checkLength()
-    #expect(
-      try checked.read(into: UnsafeMutableBufferPointer(rebasing: first[(1000 * channels)...]), frames: 5000) == 5000)
-    #expect(try straight.read(into: second, frames: 6000) == 6000)
-    // An MP3 decoded after a seek back can differ from a fresh decode by float rounding (see lengthProblem).
-    let worst = zip(first, second).map { abs($0 - $1) }.max() ?? 0
-    #expect(worst < 1e-6, "frames after the check differ by up to \(worst)")
   }
 
   @Test func aFileTruncatedAfterOpeningFailsTheReadThatMeetsItsEnd() throws {
@@ -133,5 +134,15 @@ import Testing
       return detail.contains("of 0:30.000 (the file is truncated or damaged)")
     }
     #expect(total < 44_100 * 10, "what was there was read first: \(total) frames")
+  }
+
+  /// Runs `body` with two buffers of `count` samples, freed when it returns.
+  private func withBuffers<A, B, Result>(
+    _: A.Type, _: B.Type, count: Int,
+    _ body: (UnsafeMutableBufferPointer<A>, UnsafeMutableBufferPointer<B>) throws -> Result
+  ) rethrows -> Result {
+    try withUnsafeTemporaryAllocation(of: A.self, capacity: count) { a in
+      try withUnsafeTemporaryAllocation(of: B.self, capacity: count) { b in try body(a, b) }
+    }
   }
 }

@@ -9,6 +9,7 @@ extension PulseOutput {
   func pumpLocked() {
     assertLocked()
     guard let stream, let ring, pa_stream_get_state(stream) == PA_STREAM_READY else { return }
+    let frameBytes = ring.frameBytes
     var writable = pa_stream_writable_size(stream)
     while writable >= frameBytes, ring.availableFrames > 0 {
       var data: UnsafeMutableRawPointer?

@@ -47,7 +47,6 @@ extension PulseOutput {
     streamNumber += 1
     self.decoder = decoder
     readFailure = nil
-    frameBytes = info.channels * format.bytes
     sampleFormat = format
     sampleRate = info.sampleRate
     self.ring = ring

@@ -99,7 +99,6 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
   var decoder: (any AudioDecoder)?
   var ring: SampleRing?
   var running = false
-  var frameBytes = 4
   /// The current stream's sample format (its ring's and the server's).
   var sampleFormat = DecodedSampleFormat.float32
   var sampleRate = 44_100

@@ -42,6 +42,8 @@ final class SampleRing: Sendable {
   let capacity: Int
   /// Bytes per sample: 4 for floats, 2 for 16-bit integers.
   let sampleBytes: Int
+  /// Bytes per frame, as the server takes them.
+  var frameBytes: Int { channels * sampleBytes }
 
   /// Fails (nil) only when the system has no memory for the ring.
   init?(frames: Int, channels: Int, sampleBytes: Int = MemoryLayout<Float>.size) {
