@@ -124,8 +124,9 @@ BATTERY_NOTES = """\
   {rounds} round(s) of {files}, played to the end by `splay play --json`, `paplay` and mpv in turn; CPU and
   wake-ups (context switches of every thread) from `os.wait4`'s rusage, wake-ups per second over the wall time,
   which on the plain sink includes up to 2 s of waiting for the block in progress before the first sound; the
-  server's CPU over the same play from its /proc/PID/stat (10 ms ticks). splay sends float samples, which the
-  plain sink converts to s16; paplay sends the file's s16. Quiet: `splay serve` idle and paused (with MPRIS on,
+  server's CPU over the same play from its /proc/PID/stat (10 ms ticks). Both send the file's s16. The sink's
+  latency is each stream's asking: splay's 50 ms keeps the plain sink rendering 20-odd times a second (the
+  server's CPU), paplay leaves it at 2 s. Quiet: `splay serve` idle and paused (with MPRIS on,
   on the private bus), and `mpv --idle` and mpv paused with mpv-mpris, side by side, counted as in the idle rows
   above after {settle:.0f} s of settling (a command's deadline timer fires once, 3 s after it: that is in the
   settling).
