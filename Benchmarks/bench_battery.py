@@ -125,8 +125,8 @@ BATTERY_NOTES = """\
   wake-ups (context switches of every thread) from `os.wait4`'s rusage, wake-ups per second over the wall time,
   which on the plain sink includes up to 2 s of waiting for the block in progress before the first sound; the
   server's CPU over the same play from its /proc/PID/stat (10 ms ticks). Both send the file's s16. The sink's
-  latency is each stream's asking: splay's 50 ms keeps the plain sink rendering 20-odd times a second (the
-  server's CPU), paplay leaves it at 2 s. Quiet: `splay serve` idle and paused (with MPRIS on,
+  latency is each stream's asking: splay's steady buffer lets it go to 2 s once the server's queue is full,
+  paplay leaves it at 2 s. Quiet: `splay serve` idle and paused (with MPRIS on,
   on the private bus), and `mpv --idle` and mpv paused with mpv-mpris, side by side, counted as in the idle rows
   above after {settle:.0f} s of settling (a command's deadline timer fires once, 3 s after it: that is in the
   settling).

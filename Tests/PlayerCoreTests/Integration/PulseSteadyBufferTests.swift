@@ -10,8 +10,9 @@ import Testing
 /// follow without a gap, and the end must not be confirmed before its audio played.
 @Suite(.serialized, .enabled(if: PulseEnvironment.available, "needs the private PulseAudio server of `make test`"))
 struct PulseSteadyBufferTests {
-  /// A cork gives the larger buffer back, so that the next start is as quick as the first. PipeWire keeps the
-  /// start-up buffer: there a larger request raises the graph's quantum.
+  /// A cork gives the larger buffer back, so that the next start is as quick as the first. The steady buffer
+  /// also lets the sink render seconds ahead, so that the server sleeps between long blocks (a null sink allows
+  /// 2 s). PipeWire keeps the start-up buffer: there a larger request raises the graph's quantum.
   @Test func aSteadyStreamTakesALargerBufferUntilACork() async throws {
     try await ExclusiveSink.run {
       let output = PulseOutput()
@@ -26,11 +27,29 @@ struct PulseSteadyBufferTests {
         #expect(steady <= 0.25, "PipeWire keeps the start-up buffer: \(steady) s")
       } else {
         #expect(steady >= 1, "1.5 s of steady audio: \(steady) s")
+        // Once a timing update shows the server's queue full, a quarter at a time (the 8 s buffer: 2 s), which
+        // lets the sink hold as much (on a plain null sink; the sandbox's monitor reader keeps its at 10 ms).
+        var request = 0.0
+        var polls = 0
+        while request > 2.5 || request == 0, polls < 40 {
+          polls += 1
+          try await Task.sleep(for: .milliseconds(100))
+          _ = try await output.status().value
+          request = output.serverRequestSeconds ?? 0
+        }
+        #expect(request > 1.5 && request <= 2.5, "a quarter of the steady buffer at a time: \(request) s")
+        if PulseEnvironment.flavour == "pulse-plain" {
+          let sink = try #require(output.serverSinkLatencySeconds)
+          #expect(sink >= 1, "the sink may render seconds ahead: \(sink) s")
+        }
       }
       #expect(await controller.pause().settled.value?.status == .paused)
       try await Task.sleep(for: .milliseconds(200))
       let paused = try #require(output.serverBufferSeconds)
       #expect(paused <= 0.25, "a cork gives the steady buffer back: \(paused) s")
+      _ = try await output.status().value
+      let sink = try #require(output.serverSinkLatencySeconds)
+      #expect(sink <= 0.06, "and the sink's latency: \(sink) s")
       _ = await controller.stop().settled
     }
   }
@@ -69,9 +88,37 @@ struct PulseSteadyBufferTests {
       let duration = try #require(playing.track?.duration)
       let left = duration - playing.position.seconds
       #expect(ended?.status == .ended)
-      // The sink's latency (50 ms on a plain null sink, less elsewhere) may be in the sink at the ack.
+      // The sink's latency (50 ms on a plain null sink, less elsewhere) may be in the sink at the ack. A plain
+      // null sink starts a new stream at its next block, up to 2 s after the uncork.
       #expect(elapsed >= left - 0.08, "the end was confirmed \(elapsed) s after the start, \(left) s of audio")
-      #expect(elapsed < left + 1.5, "the end was confirmed \(elapsed) s after the start, \(left) s of audio")
+      #expect(elapsed < left + 2.5, "the end was confirmed \(elapsed) s after the start, \(left) s of audio")
+    }
+  }
+
+  /// A drain is acknowledged when the sink takes the last frame, a sink latency before it plays: once the whole
+  /// track is at the server, the sink goes back to the start-up latency, seconds before the drain.
+  @Test func theWholeTrackAtTheServerGivesTheSinkItsShortLatencyBack() async throws {
+    try await ExclusiveSink.run {
+      let output = PulseOutput()
+      guard !(await output.isPipeWire()) else { return }
+      // The last 16 s of the sweep: more than the steady buffer and the ring hold, so the steady buffer comes
+      // before the whole of it is at the server.
+      let decoder = try SndfileDecoderFactory().open(Fixtures.sweepFLAC)
+      _ = try await output.open(decoder, at: 14, volume: 100).value
+      _ = try await output.start().value
+      var polls = 0
+      var largest = 0.0
+      while !output.wholeTrackIsAtTheServer, polls < 1200 {
+        polls += 1
+        largest = max(largest, output.serverBufferSeconds ?? 0)
+        try await Task.sleep(for: .milliseconds(10))
+      }
+      #expect(output.wholeTrackIsAtTheServer, "the last 16 s were all written within 12 s")
+      #expect(largest >= 1, "the steady buffer came first: \(largest) s")
+      let position = try await output.status().value.position
+      let sink = try #require(output.serverSinkLatencySeconds)
+      #expect(sink <= 0.06, "the sink's latency at \(position) s of 30: \(sink) s")
+      _ = await output.close().settled
     }
   }
 

@@ -32,7 +32,10 @@ extension PulseOutput {
     advanceIfBoundaryPlayedLocked()
     if ring.drained {
       // Not before an `open` took the stream: a stream prepared to play has nobody to tell of its end yet.
-      if running && draining == nil && opened { drainNearTheEndLocked(stream) }
+      if running && draining == nil && opened {
+        shrinkBufferLocked()
+        drainNearTheEndLocked(stream)
+      }
     } else {
       scheduleFillLocked()
     }

@@ -88,6 +88,7 @@ extension PulseOutput {
 
     var attr = startBufferAttributes(spec)
     bufferIsSteady = false
+    sinkIsRelaxed = false
     // Without a volume the server chooses (its session manager may restore the one saved for splay).
     var cv = pa_cvolume()
     pa_cvolume_set(&cv, UInt32(info.channels), Self.paVolume(volume ?? 100))

@@ -37,9 +37,11 @@ extension PulseOutput {
     scheduleTimingLocked(restart: false)
   }
 
-  /// A timing update arrived (mainloop thread): the pauses whose cork was acknowledged before it can confirm.
+  /// A timing update arrived (mainloop thread): the pauses whose cork was acknowledged before it can confirm, and
+  /// the steady buffer may let the sink hold more once the update shows its queue full.
   func timingUpdatedLocked() {
     timingUpdates += 1
+    relaxSinkLatencyLocked()
     guard !corksAwaitingTiming.isEmpty else { return }
     let corks = corksAwaitingTiming
     corksAwaitingTiming = []

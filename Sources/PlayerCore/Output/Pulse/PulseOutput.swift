@@ -53,8 +53,8 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
     /// How long connecting may take before it fails.
     public var connectTimeout: Double
     /// The stream's buffer in seconds once audio has flowed for a moment with nothing asked, on PulseAudio (not
-    /// PipeWire): the server then wakes splay about once every half of it. A cork goes back to `targetLatency`;
-    /// at or below `targetLatency` the buffer stays as it is.
+    /// PipeWire): the server then wakes splay about once every quarter of it, and lets the sink hold up to a
+    /// quarter. A cork goes back to `targetLatency`; at or below `targetLatency` the buffer stays as it is.
     public var steadyLatency: Double
 
     /// Creates a configuration.
@@ -89,6 +89,8 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
   var serverKind = PulseServerKind.unknown
   /// The stream has the steady buffer (``enlargeBufferLocked()``).
   var bufferIsSteady = false
+  /// The steady buffer lets the sink hold a quarter of it (``relaxSinkLatencyLocked()``).
+  var sinkIsRelaxed = false
   var connectWaiters: [(Result<Void, PlayerError>) -> Void] = []
   /// Gives up on a connection attempt the server does not answer.
   let connectTimer: MainloopTimer
