@@ -106,25 +106,20 @@ extension PulseOutput {
 
   /// The stream's buffer at the server in seconds (its `tlength` as the server last set it), nil without a
   /// ready stream: tests check when the steady buffer is in place.
-  var serverBufferSeconds: Double? {
-    locked {
-      guard let stream, pa_stream_get_state(stream) == PA_STREAM_READY,
-        let attributes = pa_stream_get_buffer_attr(stream)
-      else { return nil }
-      var spec = streamSpecLocked
-      return Double(pa_bytes_to_usec(UInt64(attributes.pointee.tlength), &spec)) / 1e6
-    }
-  }
+  var serverBufferSeconds: Double? { serverAttributeSeconds(\.tlength) }
 
   /// How much the server asks for at a time (its `minreq`), in seconds, nil without a ready stream: tests check
   /// that the steady buffer lets the sink hold more once its queue is full.
-  var serverRequestSeconds: Double? {
+  var serverRequestSeconds: Double? { serverAttributeSeconds(\.minreq) }
+
+  /// One of the stream's buffer attributes as the server last set it, in seconds of the stream's audio.
+  private func serverAttributeSeconds(_ attribute: KeyPath<pa_buffer_attr, UInt32>) -> Double? {
     locked {
       guard let stream, pa_stream_get_state(stream) == PA_STREAM_READY,
         let attributes = pa_stream_get_buffer_attr(stream)
       else { return nil }
       var spec = streamSpecLocked
-      return Double(pa_bytes_to_usec(UInt64(attributes.pointee.minreq), &spec)) / 1e6
+      return Double(pa_bytes_to_usec(UInt64(attributes.pointee[keyPath: attribute]), &spec)) / 1e6
     }
   }
 
