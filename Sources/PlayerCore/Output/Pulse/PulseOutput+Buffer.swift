@@ -125,11 +125,18 @@ extension PulseOutput {
 
   /// The sink latency the server configured for the stream at its last timing update, nil before one: tests
   /// check that the steady buffer lets the sink render in long blocks, and that a cork takes that back.
-  var serverSinkLatencySeconds: Double? {
+  var serverSinkLatencySeconds: Double? { serverTimingSeconds(\.configured_sink_usec) }
+
+  /// How long the sink still takes to play what it already took from the server, at the last timing update
+  /// (its `sink_usec`), nil before one: tests check that an end is confirmed with little of it left to play.
+  var serverSinkDelaySeconds: Double? { serverTimingSeconds(\.sink_usec) }
+
+  /// One of the durations of the stream's last timing update, in seconds.
+  private func serverTimingSeconds(_ duration: KeyPath<pa_timing_info, pa_usec_t>) -> Double? {
     locked {
       guard let stream, pa_stream_get_state(stream) == PA_STREAM_READY, let timing = pa_stream_get_timing_info(stream)
       else { return nil }
-      return Double(timing.pointee.configured_sink_usec) / 1e6
+      return Double(timing.pointee[keyPath: duration]) / 1e6
     }
   }
 
