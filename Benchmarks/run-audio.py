@@ -82,9 +82,9 @@ COMMANDS = ["pause", "play", "seek", "volume"]
 
 # Sample counts per mode; quick mode plays 1 s cuts of the sweeps for CPU and RSS (see quick_cuts).
 FULL = {"first_audio": 15, "rounds": 200, "honesty": 20, "cut": None, "collection": 5, "idle": 30,
-        "battery_rounds": 3, "battery_cut": None, "quiet": 60}
+        "battery_rounds": 3, "battery_cut": None, "battery_window": (10, 25), "quiet": 60}
 QUICK = {"first_audio": 3, "rounds": 15, "honesty": 3, "cut": 1, "collection": 2, "idle": 10,
-         "battery_rounds": 1, "battery_cut": 5, "quiet": 10}
+         "battery_rounds": 1, "battery_cut": 5, "battery_window": (3, 4.5), "quiet": 10}
 GAP = 0.02  # seconds between acknowledged commands in the latency loops
 
 
@@ -138,7 +138,8 @@ def main():
             }),
             "idle": measure_idle(plan["idle"], directory, idle_players()),
             "battery": measure_battery(plan["battery_rounds"], plan["quiet"], directory,
-                                       battery_players(battery_file(plan, directory)), idle_players, measure_idle),
+                                       battery_players(battery_file(plan, directory)), plan["battery_window"],
+                                       idle_players, measure_idle),
             "honesty": measure_honesty(plan["honesty"]),
         }
     elapsed = time.monotonic() - started
