@@ -44,13 +44,15 @@ extension AudioDecoder {
 
   /// Reads floats and rounds them to 16 bits, clamped (for decoders without a 16-bit path of their own).
   public func read(into buffer: UnsafeMutableBufferPointer<Int16>, frames: Int) throws(PlayerError) -> Int {
-    let floats = UnsafeMutableBufferPointer<Float>.allocate(capacity: frames * info.channels)
-    defer { floats.deallocate() }
-    let read = try read(into: floats, frames: frames)
-    for index in 0..<(read * info.channels) {
-      buffer[index] = Int16(max(-32768, min(32767, (floats[index] * 32768).rounded())))
+    // On the stack when it fits: no allocation per chunk on the decoding queue.
+    try withUnsafeTemporaryAllocation(of: Float.self, capacity: frames * info.channels) {
+      floats throws(PlayerError) in
+      let read = try read(into: floats, frames: frames)
+      for index in 0..<(read * info.channels) {
+        buffer[index] = Int16(max(-32768, min(32767, (floats[index] * 32768).rounded())))
+      }
+      return read
     }
-    return read
   }
 }
 

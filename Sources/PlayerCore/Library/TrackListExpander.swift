@@ -192,17 +192,9 @@ private struct Walk {
       return skip(nil, errno == EACCES ? .permissionDenied(path: path) : .fileNotFound(path: path))
     }
     children.sort { NaturalOrder.areInIncreasingOrder($0.name, $1.name) }
-    let prefix = path.hasSuffix("/") ? path : path + "/"
     for child in children where !full {
-      let childPath = prefix + child.name
-      // d_type saves a stat per file on the file systems that fill it; links and unknowns are asked.
-      let kind: FileKind
-      switch Int32(child.type) {
-      case Int32(DT_REG): kind = .file
-      case Int32(DT_DIR): kind = .directory
-      default: kind = FileKind.of(childPath)
-      }
-      switch kind {
+      let childPath = child.path(in: path)
+      switch child.kind(in: path) {
       case .directory:
         addFolder(childPath, visited: &visited)
       case .file:

@@ -8,14 +8,21 @@ enum DirectoryEntries {
     var name: String
     var type: UInt8
 
-    /// Whether the entry is a regular file: from `d_type` when the file system says, otherwise by `stat`.
-    func isFile(in folder: String) -> Bool {
+    /// What the entry is, in the folder at `folder`: from `d_type` when the file system says (a `stat` saved
+    /// per file), otherwise, for links and unknowns, by `stat`.
+    func kind(in folder: String) -> FileKind {
       switch Int32(type) {
-      case Int32(DT_REG): true
-      case Int32(DT_DIR): false
-      default: FileKind.of(folder + "/" + name) == .file
+      case Int32(DT_REG): .file
+      case Int32(DT_DIR): .directory
+      default: FileKind.of(path(in: folder))
       }
     }
+
+    /// Whether the entry is a regular file, or a link to one.
+    func isFile(in folder: String) -> Bool { kind(in: folder) == .file }
+
+    /// The entry's path in the folder at `folder`.
+    func path(in folder: String) -> String { folder.hasSuffix("/") ? folder + name : folder + "/" + name }
   }
 
   /// The entries of the folder at `path`, in no particular order; nil with the `errno` set when it cannot be

@@ -9,6 +9,8 @@ final class MainloopTimer {
   private let mainloop: OpaquePointer
   private var event: OpaquePointer?
   private var fired: () -> Void = {}
+  /// Armed, and neither fired nor cancelled since.
+  private(set) var isPending = false
 
   /// A timer of `mainloop`, not armed yet.
   init(mainloop: OpaquePointer) {
@@ -19,16 +21,20 @@ final class MainloopTimer {
   /// time and action. Lock held.
   func schedule(at due: pa_usec_t, on context: OpaquePointer, fired: @escaping () -> Void) {
     self.fired = fired
+    isPending = true
     if let event { return pa_context_rttime_restart(context, event, due) }
     event = pa_context_rttime_new(
       context, due,
       { _, _, _, userdata in
-        Unmanaged<MainloopTimer>.fromOpaque(userdata!).takeUnretainedValue().fired()
+        let timer = Unmanaged<MainloopTimer>.fromOpaque(userdata!).takeUnretainedValue()
+        timer.isPending = false
+        timer.fired()
       }, Unmanaged.passUnretained(self).toOpaque())
   }
 
   /// Frees the event; a later ``schedule(at:on:fired:)`` makes a new one. Lock held.
   func cancel() {
+    isPending = false
     guard let event else { return }
     self.event = nil
     fired = {}

@@ -95,7 +95,6 @@ extension PulseOutput {
     timingTimer.cancel()
     boundaryTimer.cancel()
     drainTimer.cancel()
-    drainScheduled = false
     requests.fail(with: error)
     draining = nil
     if let ctx = context {

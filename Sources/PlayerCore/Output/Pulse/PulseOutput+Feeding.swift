@@ -46,15 +46,13 @@ extension PulseOutput {
   /// (``prepareNext(_:following:)``) must still follow it. The wait is timed once, by the server's clock now: a
   /// clock that stalls (a sink that took the audio in one long block) must not hold the drain back for good.
   private func drainNearTheEndLocked(_ stream: OpaquePointer) {
-    guard !drainScheduled else { return }
+    guard !drainTimer.isPending else { return }
     var usec: pa_usec_t = 0
     let end = anchorStreamTime + UInt64(Double(max(writtenFrames, 0)) * 1e6 / Double(sampleRate))
     let lead = UInt64(configuration.targetLatency * 1e6)
     guard let context, pa_stream_get_time(stream, &usec) == 0, end > usec + lead else { return startDrainLocked() }
-    drainScheduled = true
     let ring = self.ring
     drainTimer.schedule(at: pa_rtclock_now() + (end - usec - lead), on: context) { [unowned self] in
-      drainScheduled = false
       // Still the same track's end, still playing: a cork, seek or next track since then decides anew.
       guard running, draining == nil, opened, let ring, ring === self.ring, ring.drained else { return }
       startDrainLocked()
@@ -85,7 +83,6 @@ extension PulseOutput {
   /// Cancels the drain, or the wait before it (lock held).
   func cancelDrainLocked() {
     drainTimer.cancel()
-    drainScheduled = false
     guard let operation = draining else { return }
     draining = nil
     requests.cancel(operation)

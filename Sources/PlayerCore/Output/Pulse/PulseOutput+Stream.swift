@@ -187,7 +187,6 @@ extension PulseOutput {
     running = false
     draining = nil
     drainTimer.cancel()
-    drainScheduled = false
     endConfirmed = false
   }
 }

@@ -132,8 +132,6 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
   let boundaryTimer: MainloopTimer
   /// Starts the drain of the last track once the server holds little more than `targetLatency` of it.
   let drainTimer: MainloopTimer
-  /// The drain timer is set for the current track's end.
-  var drainScheduled = false
   /// Starts waiting for the ring's first audio (``prefill()``); answered by the decoding queue's hand-over,
   /// rejected when the stream goes.
   var prefillWaiters: [Future<Void, PlayerError>.Resolver] = []
