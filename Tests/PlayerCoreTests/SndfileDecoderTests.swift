@@ -18,6 +18,23 @@ import Testing
     #expect(abs(total - info.frames) < Int64(info.sampleRate), "\(total) of \(info.frames) frames")
   }
 
+  /// A seek to the end (a paused seek past the end clamps there) lands there in every decoder the player
+  /// opens files with, and nothing is left to read: it must not fail, nor start over at frame 0.
+  @Test(arguments: media)
+  func aSeekToTheEndLandsThereAndLeavesNothingToRead(name: String) throws {
+    let decoder = try StandardDecoderFactory().open(Fixtures.media(name))
+    let info = decoder.info
+    let buffer = UnsafeMutableBufferPointer<Float>.allocate(capacity: 4096 * info.channels)
+    defer { buffer.deallocate() }
+    _ = try decoder.read(into: buffer, frames: 4096)
+    for target in [info.frames, info.frames + 44_100] {
+      #expect(try decoder.seek(toFrame: target) == info.frames, "\(name): seek to \(target)")
+      #expect(try decoder.read(into: buffer, frames: 4096) == 0, "\(name): nothing after the end")
+    }
+    #expect(try decoder.seek(toFrame: 0) == 0, "\(name): and back to the start")
+    #expect(try decoder.read(into: buffer, frames: 4096) > 0)
+  }
+
   /// 16-bit PCM reads as the file's own integers, the same samples the float path gives (× 32768, exactly);
   /// lossy and float sources stay float.
   @Test(arguments: media)

@@ -2,8 +2,10 @@
 ///
 /// The next track is offered (``offer(_:)``), decoded into the ring right behind the current one once its end
 /// is reached (``startFeeding()``), and its first frame's place is recorded when that frame is written to the
-/// server (``written(before:anchorStreamTime:sampleRate:)``). The track changes only once the server's clock
-/// has passed that place (``advance(at:)``). Pure: the output holds it with the mainloop lock.
+/// server (``written(before:)``), in frames since the output's anchor. The track changes only once the server's
+/// clock has passed that place (``advance(at:anchorStreamTime:sampleRate:)``). The place becomes a stream time
+/// only with the anchor: after a flush, frames are written before the server has told where they will play.
+/// Pure: the output holds it with the mainloop lock.
 struct GaplessBoundary {
   /// Where the next track starts: frames written since the anchor, and the matching stream time in µs.
   struct Place: Equatable {
@@ -19,8 +21,9 @@ struct GaplessBoundary {
   private(set) var feedingUpcoming = false
   /// `upcoming` was partly decoded before a seek went back into the current track: rewind it before reuse.
   private(set) var needsRewind = false
-  /// Known once the next track's first frame has been written to the server.
-  private(set) var place: Place?
+  /// Frames written to the server since the anchor before the next track's first frame: known once that frame
+  /// has been written.
+  private(set) var boundaryFrames: Int64?
 
   /// Whether a next track waits to be decoded once the current one ends.
   var canContinue: Bool { upcoming != nil && !feedingUpcoming }
@@ -45,11 +48,17 @@ struct GaplessBoundary {
     return (upcoming, needsRewind)
   }
 
-  /// The next track's first frame was written to the server after `frames` frames since the anchor, which
-  /// played at `anchorStreamTime` µs.
-  mutating func written(before frames: Int64, anchorStreamTime: UInt64, sampleRate: Int) {
-    place = Place(
-      writtenFrames: frames, streamTime: anchorStreamTime + UInt64(Double(frames) * 1e6 / Double(sampleRate)))
+  /// The next track's first frame was written to the server after `frames` frames since the anchor.
+  mutating func written(before frames: Int64) {
+    boundaryFrames = frames
+  }
+
+  /// Where the boundary plays, when the anchor's frames began to play at `anchorStreamTime` µs; nil while the
+  /// boundary or the anchor (pending after a flush) is not known.
+  func place(anchorStreamTime: UInt64?, sampleRate: Int) -> Place? {
+    guard let boundaryFrames, let anchorStreamTime else { return nil }
+    let offset = UInt64(Double(max(boundaryFrames, 0)) * 1e6 / Double(sampleRate))
+    return Place(writtenFrames: boundaryFrames, streamTime: anchorStreamTime + offset)
   }
 
   /// A seek or stop went back into the current track: what was decoded of the next one is dropped, and it
@@ -59,20 +68,25 @@ struct GaplessBoundary {
       feedingUpcoming = false
       needsRewind = true
     }
-    place = nil
+    boundaryFrames = nil
   }
 
   /// The server's clock reads `streamTime` µs: once that is past the boundary, the stream has moved on to the
-  /// next track, which this returns with the boundary; nil before.
-  mutating func advance(at streamTime: UInt64) -> (decoder: any AudioDecoder, place: Place)? {
-    guard let place, let upcoming, streamTime >= place.streamTime else { return nil }
+  /// next track, which this returns with the boundary; nil before. At the boundary itself nothing of the next
+  /// track has played: a stream corked there (a paused seek to the end) is still at the current track's end.
+  mutating func advance(
+    at streamTime: UInt64, anchorStreamTime: UInt64?, sampleRate: Int
+  ) -> (decoder: any AudioDecoder, place: Place)? {
+    guard let place = place(anchorStreamTime: anchorStreamTime, sampleRate: sampleRate), let upcoming,
+      streamTime > place.streamTime
+    else { return nil }
     self = GaplessBoundary()
     return (upcoming, place)
   }
 
   /// How long (s) until the server's clock, reading `streamTime` µs, reaches the boundary; nil when not known.
-  func wait(from streamTime: UInt64) -> Double? {
-    guard let place else { return nil }
+  func wait(from streamTime: UInt64, anchorStreamTime: UInt64?, sampleRate: Int) -> Double? {
+    guard let place = place(anchorStreamTime: anchorStreamTime, sampleRate: sampleRate) else { return nil }
     return Double(place.streamTime > streamTime ? place.streamTime - streamTime : 0) / 1e6
   }
 }

@@ -22,8 +22,7 @@ extension PulseOutput {
       }
       pa_stream_write(stream, data, frames * frameBytes, nil, 0, PA_SEEK_RELATIVE)
       if let crossing {
-        gapless.written(
-          before: writtenFrames + Int64(crossing), anchorStreamTime: anchorStreamTime, sampleRate: sampleRate)
+        gapless.written(before: writtenFrames + Int64(crossing))
         scheduleBoundaryCheckLocked()
       }
       writtenFrames += Int64(frames)
@@ -48,9 +47,10 @@ extension PulseOutput {
   private func drainNearTheEndLocked(_ stream: OpaquePointer) {
     guard !drainTimer.isPending else { return }
     var usec: pa_usec_t = 0
-    let end = anchorStreamTime + UInt64(Double(max(writtenFrames, 0)) * 1e6 / Double(sampleRate))
     let lead = UInt64(configuration.targetLatency * 1e6)
-    guard let context, pa_stream_get_time(stream, &usec) == 0, end > usec + lead else { return startDrainLocked() }
+    guard let anchorStreamTime, let context, pa_stream_get_time(stream, &usec) == 0 else { return startDrainLocked() }
+    let end = anchorStreamTime + UInt64(Double(max(writtenFrames, 0)) * 1e6 / Double(sampleRate))
+    guard end > usec + lead else { return startDrainLocked() }
     let ring = self.ring
     drainTimer.schedule(at: pa_rtclock_now() + (end - usec - lead), on: context) { [unowned self] in
       // Still the same track's end, still playing: a cork, seek or next track since then decides anew.
@@ -106,13 +106,29 @@ extension PulseOutput {
     }
   }
 
-  /// Moves the decoder to `frame` and refills the ring from there, on the decoding queue.
-  func refillLocked(from frame: Int64, ring: SampleRing, decoder: any AudioDecoder) {
+  /// Moves the decoder to `frame` and refills the ring from there, on the decoding queue. A decoder that cannot
+  /// go there goes back to `fallback` (where the audio was) instead; one that cannot go anywhere leaves the ring
+  /// empty at its end, to be reported as the track's failure. `landed` hears where the ring starts (lock held,
+  /// before the first audio is decoded), so that nothing confirms a frame the audio does not start at.
+  func refillLocked(
+    from frame: Int64, orBackTo fallback: Int64, ring: SampleRing, decoder: any AudioDecoder,
+    landed: @escaping @Sendable (SeekLanding) -> Void = { _ in }
+  ) {
     assertLocked()
     decodeQueue.async { [self] in
-      let reached = (try? decoder.seek(toFrame: frame)) ?? 0
-      locked { if ring === self.ring { readFailure = nil } }
-      _ = ring.reset(toFrame: reached)
+      let landing = SeekLanding(seeking: decoder, to: frame, orBackTo: fallback)
+      let current = locked { () -> Bool in
+        guard ring === self.ring else { return false }
+        readFailure = landing.frame == nil ? landing.error : nil
+        landed(landing)
+        return true
+      }
+      guard current else { return }
+      let generation = ring.reset(toFrame: landing.frame ?? fallback)
+      guard landing.frame != nil else {
+        _ = ring.push(UnsafeRawBufferPointer(start: nil, count: 0), generation: generation, endOfTrack: true)
+        return locked { if ring === self.ring { handOverLocked(ring) } }
+      }
       fill(ring: ring, decoder: decoder)
     }
   }

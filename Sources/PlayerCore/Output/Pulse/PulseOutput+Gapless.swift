@@ -13,9 +13,11 @@ extension PulseOutput {
   /// from its start, confirmations carry a new stream number, and the controller is told.
   func advanceIfBoundaryPlayedLocked() {
     assertLocked()
-    guard gapless.place != nil, let stream else { return }
+    guard gapless.boundaryFrames != nil, let stream else { return }
     var usec: pa_usec_t = 0
-    guard pa_stream_get_time(stream, &usec) == 0, let (next, boundary) = gapless.advance(at: usec) else { return }
+    guard pa_stream_get_time(stream, &usec) == 0,
+      let (next, boundary) = gapless.advance(at: usec, anchorStreamTime: anchorStreamTime, sampleRate: sampleRate)
+    else { return }
     let previous = streamNumber
     streamNumber += 1
     decoder = next
@@ -42,7 +44,8 @@ extension PulseOutput {
   func scheduleBoundaryCheckLocked() {
     guard running, let stream, let context else { return }
     var usec: pa_usec_t = 0
-    guard let wait = gapless.wait(from: pa_stream_get_time(stream, &usec) == 0 ? usec : 0) else { return }
+    let now = pa_stream_get_time(stream, &usec) == 0 ? usec : 0
+    guard let wait = gapless.wait(from: now, anchorStreamTime: anchorStreamTime, sampleRate: sampleRate) else { return }
     let expected = streamNumber
     boundaryTimer.schedule(at: pa_rtclock_now() + pa_usec_t(wait * 1e6) + 2_000, on: context) { [unowned self] in
       guard streamNumber == expected else { return }

@@ -59,7 +59,12 @@ extension PulseOutput {
     writtenFrames = 0
     positionFilter.reset(to: anchorSeconds)
     ring.invalidate()
-    refillLocked(from: frame, ring: ring, decoder: decoder)
+    // A decoder that cannot start there starts at 0, and the open confirms that (``openAnew``).
+    refillLocked(from: frame, orBackTo: 0, ring: ring, decoder: decoder) { [unowned self] landing in
+      guard let reached = landing.frame, reached != frame else { return }
+      anchorSeconds = Double(reached) / Double(info.sampleRate)
+      positionFilter.reset(to: anchorSeconds)
+    }
 
     let me = Unmanaged.passUnretained(self).toOpaque()
     // Ready once the server has made it and its volume is known.

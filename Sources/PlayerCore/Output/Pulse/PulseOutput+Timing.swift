@@ -74,7 +74,7 @@ extension PulseOutput {
   func positionLocked() -> Double {
     assertLocked()
     advanceIfBoundaryPlayedLocked()
-    guard let stream, let info = decoder?.info else { return positionFilter.position }
+    guard let stream, let info = decoder?.info, let anchorStreamTime else { return positionFilter.position }
     var usec: pa_usec_t = 0
     guard pa_stream_get_time(stream, &usec) == 0 else { return positionFilter.position }
     let elapsed = usec >= anchorStreamTime ? Double(usec - anchorStreamTime) / 1e6 : 0

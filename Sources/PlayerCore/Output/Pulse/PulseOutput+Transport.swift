@@ -73,12 +73,14 @@ extension PulseOutput {
   }
 
   /// Seek and stop: cork if running, flush, move the decoder, refill, and uncork again when `resume` says so
-  /// (nil: as it was).
+  /// (nil: as it was). A decoder that cannot move there fails the command, with the audio back where it was.
   private func reposition(to seconds: Double, name: String, resume: Bool?) -> Future<OutputConfirmation, PlayerError> {
     withOpenStream(name) { [self] stream, resolver in
+      let heard = positionLocked()
       guard let ring, let decoder else { return handOff { resolver.reject(Self.noStream(name)) } }
       let wasRunning = running
       let target = min(max(Int64((seconds * Double(sampleRate)).rounded()), 0), decoder.info.frames)
+      let before = min(max(Int64((heard * Double(sampleRate)).rounded()), 0), decoder.info.frames)
       cancelDrainLocked()
       endConfirmed = false
       ring.invalidate()
@@ -91,6 +93,9 @@ extension PulseOutput {
           completion: { _ in }, failure: { _ in })
         shrinkBufferLocked()
       }
+      // What is written from here on plays from where the flush leaves the server's read index, which only
+      // the timing update after it tells: until then nothing counts from the old anchor.
+      anchorStreamTime = nil
       issueLocked(
         name + " (flush)", start: { done in pa_stream_flush(stream, PulseOperation.streamCallback, done) },
         completion: { [self] ok in
@@ -99,28 +104,65 @@ extension PulseOutput {
             return handOff { resolver.reject(error) }
           }
           writtenFrames = 0
-          refillLocked(from: target, ring: ring, decoder: decoder)
+          // The decoder's move and the server's anchor run side by side; the later of the two confirms.
+          let join = RepositionJoin()
+          let finish: @Sendable () -> Void = { [self] in
+            guard let landing = join.landing, join.anchored else { return }
+            repositionedLocked(landing, target: target, resume: resume ?? wasRunning, wasRunning, resolver)
+          }
+          refillLocked(from: target, orBackTo: before, ring: ring, decoder: decoder) { landing in
+            join.landing = landing
+            finish()
+          }
           anchorAfterFlushLocked(seconds: Double(target) / Double(sampleRate)) { [self] result in
             if case .failure(let error) = result { return handOff { resolver.reject(error) } }
-            let restart = resume ?? wasRunning
-            guard restart else {
-              let confirmation = OutputConfirmation(
-                position: anchorSeconds, time: Self.now(), running: false, stream: streamNumber)
-              return handOff { self.resolve(resolver, confirmation) }
-            }
-            handOff {
-              self.start().whenComplete { outcome in
-                switch outcome {
-                case .success(let confirmation): self.resolve(resolver, confirmation)
-                case .failure(let error): resolver.reject(error)
-                case .cancelled: resolver.reject(.cancelled)
-                }
-              }
-            }
+            join.anchored = true
+            finish()
           }
         }, failure: { error in self.handOff { resolver.reject(error) } })
     }
   }
+
+  /// The decoder landed and the anchor is known (lock held): confirms where the audio starts, uncorking first
+  /// when `resume` says so. A decoder that did not reach `target` fails the command, and the stream goes on as
+  /// it was, playing if it was.
+  private func repositionedLocked(
+    _ landing: SeekLanding, target: Int64, resume: Bool, _ wasRunning: Bool,
+    _ resolver: Future<OutputConfirmation, PlayerError>.Resolver
+  ) {
+    if landing.frame != target, let frame = landing.frame {
+      anchorSeconds = Double(frame) / Double(sampleRate)
+      positionFilter.reset(to: anchorSeconds)
+    }
+    let failure = landing.error
+    guard failure == nil ? resume : wasRunning else {
+      if let failure { return handOff { resolver.reject(failure) } }
+      let confirmation = OutputConfirmation(
+        position: anchorSeconds, time: Self.now(), running: false, stream: streamNumber)
+      return handOff { self.resolve(resolver, confirmation) }
+    }
+    handOff {
+      self.start().whenComplete { outcome in
+        switch outcome {
+        case .success(let confirmation):
+          guard let failure else { return self.resolve(resolver, confirmation) }
+          resolver.reject(failure)
+        case .failure(let error): resolver.reject(failure ?? error)
+        case .cancelled: resolver.reject(.cancelled)
+        }
+      }
+    }
+  }
+}
+
+/// The two halves of a seek or stop that run side by side, the decoder's move and the server's anchor; touched
+/// only under the mainloop lock.
+private final class RepositionJoin: @unchecked Sendable {
+  var landing: SeekLanding?
+  var anchored = false
+}
+
+extension PulseOutput {
 
   /// Reads the stream's position and state from a fresh timing update.
   public func status() -> Future<OutputConfirmation, PlayerError> {

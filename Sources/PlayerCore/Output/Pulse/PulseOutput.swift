@@ -104,8 +104,11 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
   /// The current stream's sample format (its ring's and the server's).
   var sampleFormat = DecodedSampleFormat.float32
   var sampleRate = 44_100
+  /// The position, and the stream time (µs) at which the frames written since then began to play: the anchor
+  /// that positions and the gapless boundary count from. The stream time is nil from a flush until the server
+  /// has told where the new audio will start.
   var anchorSeconds = 0.0
-  var anchorStreamTime: UInt64 = 0
+  var anchorStreamTime: UInt64? = 0
   /// The confirmed position, smoothed (see ``PositionFilter``).
   var positionFilter = PositionFilter()
   var draining: PulseOperation?
@@ -270,9 +273,10 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
         return streamNumber
       }
       return future.flatMap { [self] _ in prefill() }.map { [self] _ in
-        let (device, volume) = locked { (deviceNameLocked, volumePercent) }
+        // Where the ring really starts: the prefilled audio was decoded from there.
+        let (device, volume, start) = locked { (deviceNameLocked, volumePercent, anchorSeconds) }
         return OutputConfirmation(
-          position: seconds, time: Self.now(), running: false, stream: number, device: device, volume: volume)
+          position: start, time: Self.now(), running: false, stream: number, device: device, volume: volume)
       }
     }
   }
