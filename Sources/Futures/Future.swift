@@ -245,15 +245,17 @@ public final class Future<Value: Sendable, Failure: Error>: @unchecked Sendable 
   /// Settles the future if it is still pending, and returns whether this call did.
   ///
   /// - Parameter withdrawing: whether to stop waiting on the upstream, which may cancel it. Pass `true` when
-  ///   the future settles before its upstream does (a cancellation, a timeout, a won race).
+  ///   the future settles before its upstream does (a cancellation, a timeout, a won race). The upstream is
+  ///   let go before this future's callbacks run: what they start next (a retry's next attempt) comes after
+  ///   the abandoned work was cancelled, never beside it.
   @inlinable
   @discardableResult
   func settle(_ outcome: Outcome<Value, Failure>, withdrawing: Bool = false) -> Bool {
     guard case .won(let delivery, let upstream) = withState({ $0.settle(outcome) }) else { return false }
-    deliver(delivery)
     if withdrawing, let upstream {
       upstream.withdrawDemand()
     }
+    deliver(delivery)
     return true
   }
 

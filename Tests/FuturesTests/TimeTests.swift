@@ -157,6 +157,34 @@ struct TimeTests {
     resolvers.clearAll()
   }
 
+  @Test("retry cancels an attempt that timed out before it starts the next one, as its docs say")
+  func retryCancelsBeforeTheNextAttempt() async {
+    let clock = TestClock()
+    let events = Recorder<String>()
+    let resolvers = Recorder<Future<Int, TestError>.Resolver>()
+    let result = Future<Int, TestError>.retry(
+      attempts: 3,
+      initialTimeout: .seconds(1),
+      factor: 1,
+      clock: clock,
+      error: .timedOut
+    ) { attempt in
+      events.record("start \(attempt)")
+      let (future, resolver) = Future<Int, TestError>.pending()
+      resolver.onCancel { events.record("cancel \(attempt)") }
+      resolvers.record(resolver)
+      return future
+    }
+    clock.advance(by: .seconds(1))
+    #expect(await eventually { events.all.count == 3 })
+    clock.advance(by: .seconds(1))
+    #expect(await eventually { events.all.count == 5 })
+    #expect(events.all == ["start 1", "cancel 1", "start 2", "cancel 2", "start 3"])
+    resolvers.all[2].resolve(7)
+    #expect(await result.settled == .success(7))
+    resolvers.clearAll()
+  }
+
   @Test("retry stops at an attempt's own failure")
   func retryStopsOnFailure() async {
     let attempts = Counter()
