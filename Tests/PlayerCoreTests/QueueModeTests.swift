@@ -68,6 +68,37 @@ import Testing
     #expect(order.sorted() == Array(0..<8), "each track once: \(order)")
   }
 
+  /// `play --shuffle` turns shuffle on before loading: the queue keeps the order given and starts at a random
+  /// track, every track plays once, and turning shuffle off plays on in the queue's order.
+  @Test func aQueueLoadedWithShuffleOnStartsAtARandomTrackAndKeepsItsOrder() async {
+    let queue = (1...8).map { "t\($0).flac" }
+    var starts = Set<Int>()
+    for _ in 0..<12 {
+      let harness = Harness()
+      await harness.run(.shuffle(true))
+      await harness.run(.load(queue))
+      #expect(harness.controller.state.queue == queue, "the queue is never reordered")
+      starts.insert(harness.controller.state.index ?? -1)
+    }
+    #expect(starts.count > 1, "the first track is drawn, not always the first file: \(starts)")
+    let harness = Harness()
+    await harness.run(.shuffle(true))
+    await harness.run(.load(queue))
+    await harness.run(.play)
+    await harness.pass(3 * 8 + 1)
+    #expect(harness.controller.state.status == .ended)
+    #expect(played(harness).sorted() == Array(0..<8), "each track once: \(played(harness))")
+    let again = Harness()
+    await again.run(.shuffle(true))
+    await again.run(.load(queue))
+    let first = again.controller.state.index ?? 0
+    await again.run(.shuffle(false))
+    if first < 7 {
+      #expect(await again.run(.next).succeeded)
+      #expect(again.controller.state.index == first + 1, "shuffle off: the queue's own order from here")
+    }
+  }
+
   @Test func nextAndPreviousFollowTheShuffleBothWays() async {
     let harness = Harness()
     await harness.run(.load((1...6).map { "t\($0).flac" }))

@@ -106,7 +106,6 @@ struct PlayCommand: AsyncParsableCommand {
       }
     }
     guard !playable.isEmpty else { throw CLIError(message: "nothing to play", status: .fileError) }
-    if shuffle { playable.shuffle() }
 
     let controller = session.controller
     let (finished, finish) = Future<PlayerState, Never>.pending()
@@ -135,10 +134,12 @@ struct PlayCommand: AsyncParsableCommand {
 
     // Sent together: the controller runs them in order, each once the one before was confirmed, and the first
     // sound does not wait for this task to wake up between them. The first failure is the one reported.
-    var steps = [controller.load(playable)]
+    // Shuffle before the load: a shuffled queue starts at a random track and keeps its order, so that `s` turns
+    // the shuffle off and plays on in the order given.
+    var steps = shuffle ? [controller.send(.shuffle(true))] : []
+    steps.append(controller.load(playable))
     if let volume { steps.append(controller.setVolume(volume)) }
     if loop { steps.append(controller.send(.repeatMode(.all))) }
-    if shuffle { steps.append(controller.send(.shuffle(true))) }
     if let start, start != .absolute(0), start != .percent(0) { steps.append(controller.send(.seek(start))) }
     steps.append(controller.play())
     for future in steps { try await step(future, session) }

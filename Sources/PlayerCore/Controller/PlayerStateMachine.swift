@@ -74,13 +74,13 @@ public struct PlayerStateMachine: Sendable {
       guard paths.count <= Self.maximumQueueLength else {
         return .reject(.limitExceeded(what: "tracks in the queue", limit: Self.maximumQueueLength))
       }
-      return .perform(.open(queue: paths, index: 0, seconds: 0, then: .stopped))
+      return .perform(.open(queue: paths, index: startIndex(count: paths.count), seconds: 0, then: .stopped))
     case .enqueue(let paths):
       guard state.queue.count + paths.count <= Self.maximumQueueLength else {
         return .reject(.limitExceeded(what: "tracks in the queue", limit: Self.maximumQueueLength))
       }
       if status == .idle {
-        return .perform(.open(queue: paths, index: 0, seconds: 0, then: .stopped))
+        return .perform(.open(queue: paths, index: startIndex(count: paths.count), seconds: 0, then: .stopped))
       }
       var next = state
       next.queue += paths
@@ -142,6 +142,15 @@ public struct PlayerStateMachine: Sendable {
       next.shuffle = on
       return .complete(next)
     }
+  }
+
+  /// Where a new queue of `count` tracks starts: its first track, or with shuffle on a random one, which the
+  /// shuffle order then starts from. The queue itself keeps its order, so that turning shuffle off plays on in it.
+  private func startIndex(count: Int) -> Int {
+    guard state.shuffle, count > 1 else { return 0 }
+    // A copy: deciding changes nothing; the order drawn when the queue is published advances the generator.
+    var draw = random
+    return Int(draw.next() % UInt64(count))
   }
 
   /// The track that plays after `index` when it ends: itself when repeating one, otherwise ``step(from:by:)``.
