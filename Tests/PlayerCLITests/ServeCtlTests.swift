@@ -51,6 +51,48 @@ import Testing
     #expect(revisions == Array(1...lastRevision), "every published state, in order")
   }
 
+  /// Server commands (`subscribe`, `unsubscribe`, `quit`) are answered after the replies to the requests sent
+  /// before them: only refusals may overtake (docs/protocol.md).
+  @Test func serverCommandsWaitForTheRepliesBeforeThem() throws {
+    let server = try Server()
+    let client = try ControlClient(path: server.path)
+    let sweep = Splay.fixture("media/sweep-30s.flac")
+    client.send(
+      [
+        #"{"id": 1, "command": "load", "args": ["\#(sweep)"]}"#, #"{"id": 2, "command": "subscribe"}"#,
+        #"{"id": 3, "command": "play"}"#, #"{"id": 4, "command": "unsubscribe"}"#, #"{"id": 5, "command": "pause"}"#,
+        #"{"id": 6, "command": "quit"}"#,
+      ].joined(separator: "\n") + "\n")
+    var replies: [Int] = []
+    while replies.count < 6, let line = client.next() {
+      if let id = line["id"] as? Int { replies.append(id) }
+    }
+    #expect(replies == [1, 2, 3, 4, 5, 6], "replies in request order")
+  }
+
+  /// `ctl follow` that the server lets go (`limit-exceeded`) says so and fails; it is not a clean end.
+  @Test func followFailsWhenTheServerLetsItGo() throws {
+    let socket = FileManager.default.temporaryDirectory.path + "/splay-follow-\(getpid()).sock"
+    // A server that answers the subscription with a state, then lets the client go as `splay serve` does.
+    let script = #"""
+      import socket, sys
+      s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.listen(1)
+      c, _ = s.accept(); c.recv(65536)
+      state = '{"queue":[],"repeat":"off","shuffle":false,"revision":0,"status":"idle","volume":100,'
+      state += '"position":{"seconds":0,"confirmedAt":0,"rate":0}}'
+      c.sendall(('{"id":1,"ok":true,"state":' + state + '}\n').encode())
+      c.sendall(b'{"error":{"code":"limit-exceeded","message":"more than 4 MiB of events unread; closing"},"id":null,"ok":false}\n')
+      c.close()
+      """#
+    let fake = try ChildProcess(["/usr/bin/python3", "-c", script, socket])
+    defer { unlink(socket) }
+    for _ in 0..<500 where !FileManager.default.fileExists(atPath: socket) { usleep(10_000) }
+    _ = fake
+    let follow = try Splay.run(["ctl", "--socket", socket, "follow", "--json"])
+    #expect(follow.status == 1, "\(follow.stderr)")
+    #expect(follow.stderr.contains("limit-exceeded"), "\(follow.stderr)")
+  }
+
   @Test func badRequestsGetErrorRepliesAndTheConnectionStaysUsable() throws {
     let server = try Server()
     let client = try ControlClient(path: server.path)

@@ -82,7 +82,13 @@ struct CtlCommand: AsyncParsableCommand {
       Console.out("{}")
     }
     if follow {
-      while let event = reader.next(), let state = ControlReplyLine.decode(event)?.state {
+      while let event = reader.next(), let line = ControlReplyLine.decode(event) {
+        guard let state = line.state else {
+          // The server let this client go (it read too slowly) or failed an event: not a clean end.
+          guard line.ok == false else { continue }
+          throw CLIError(
+            message: "follow: \(line.error?.code ?? "error"): \(line.error?.message ?? "failed")", status: .failed)
+        }
         Console.out(readable ? StatusText.line(state) : state.jsonText)
       }
     }

@@ -33,8 +33,14 @@ final class ControlConnectionHandler: ChannelDuplexHandler {
   private var lettingGo = false
   /// A `load` or `enqueue` whose folders and playlists are being expanded off the event loop.
   private var expanding = false
+  /// A server command (`subscribe`, `unsubscribe`, `quit`) waits for the replies before it to go out: it is
+  /// answered at once otherwise, and would overtake them.
+  private var awaitingReplies = false
   /// Requests read meanwhile: they run after it, in order, as if it had been a plain command.
   private var held: [ControlRequest] = []
+
+  /// Whether requests read now must wait behind an expansion or a server command.
+  private var holding: Bool { expanding || awaitingReplies }
 
   /// Why this peer is refused (another user, from SO_PEERCRED), or nil.
   private let refusal: String?
@@ -84,7 +90,7 @@ final class ControlConnectionHandler: ChannelDuplexHandler {
       case .failure(let error):
         write(.failure(id: error.id, code: error.code, message: error.message, error: nil), context: context)
       case .success(let request):
-        if expanding { held.append(request) } else { handle(request, context: context) }
+        if holding { held.append(request) } else { handle(request, context: context) }
       }
     }
   }
@@ -120,6 +126,12 @@ final class ControlConnectionHandler: ChannelDuplexHandler {
   }
 
   private func handle(_ request: ControlRequest, context: ChannelHandlerContext) {
+    if inFlight > 0, request.isAnsweredByTheServer {
+      // Answered without the player: only once every earlier reply has gone out (``releaseHeld(_:)``).
+      awaitingReplies = true
+      held.insert(request, at: 0)
+      return
+    }
     switch request.kind {
     case .subscribe:
       if subscription == nil {
@@ -174,12 +186,19 @@ final class ControlConnectionHandler: ChannelDuplexHandler {
         case .failure(let error): future = .rejected(error)
         }
         handler.reply(when: future, id: id, skipped: expanded.skipped.map(\.message), context: context)
-        while !handler.expanding, !handler.held.isEmpty {
-          handler.handle(handler.held.removeFirst(), context: context)
-        }
-        handler.resumeReading(context)
+        handler.releaseHeld(context)
       }
     }
+  }
+
+  /// Handles the requests held behind an expansion or a server command, in order, until one holds the rest
+  /// again; then reads on.
+  private func releaseHeld(_ context: ChannelHandlerContext) {
+    if awaitingReplies, inFlight == 0 { awaitingReplies = false }
+    while !holding, !held.isEmpty {
+      handle(held.removeFirst(), context: context)
+    }
+    resumeReading(context)
   }
 
   /// Replies when `future` settles; the reply is written on the channel's event loop: at once when the future
@@ -204,7 +223,7 @@ final class ControlConnectionHandler: ChannelDuplexHandler {
         let (handler, context) = loopBound.value
         handler.inFlight -= 1
         handler.write(message, context: context)
-        handler.resumeReading(context)
+        handler.releaseHeld(context)
       }
       // At once only when no earlier reply of this client can still be waiting in the loop's queue (a future
       // that settled before this callback was registered runs it here, on the loop, possibly ahead of them).
@@ -241,5 +260,15 @@ final class ControlConnectionHandler: ChannelDuplexHandler {
     let promise = context.eventLoop.makePromise(of: Void.self)
     context.writeAndFlush(wrapOutboundOut(buffer), promise: promise)
     return promise.futureResult
+  }
+}
+
+extension ControlRequest {
+  /// `subscribe`, `unsubscribe` and `quit`: the server answers them itself, without waiting for the player.
+  fileprivate var isAnsweredByTheServer: Bool {
+    switch kind {
+    case .subscribe, .unsubscribe, .quit: true
+    case .status, .player: false
+    }
   }
 }
