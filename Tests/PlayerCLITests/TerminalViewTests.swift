@@ -120,6 +120,59 @@ struct TerminalViewTests {
     }
   }
 
+  /// Two keys while the server is frozen: both commands show as pending (one slot kept only the last), and
+  /// once the server answers both settle and the view shows what it confirmed.
+  @Test func everyCommandInFlightShowsUntilItSettles() async throws {
+    try await ExclusiveSink.run {
+      let session = "splay-two-keys-\(getpid())"
+      try Tmux.run([
+        "new-session", "-d", "-s", session, "-x", "120", "-y", "20", "-e",
+        "PULSE_SERVER=\(PulseEnvironment.server ?? "")",
+        "\(Splay.binary) play --deadline 5 \(Splay.fixture("media/sweep-30s.flac")); sleep 30",
+      ])
+      defer { Tmux.end(session) }
+      _ = try Tmux.waitForScreen(session) { $0.contains("splay — playing") && $0.contains(" 0:01 / 0:30") }
+      let found = try PulseEnvironment.run(Splay.root + "/scripts/pulse-sandbox", ["pid"])
+      let server = try #require(pid_t(found.stdout.trimmingCharacters(in: .whitespacesAndNewlines)))
+      kill(server, SIGSTOP)
+      var continued = false
+      defer { if !continued { kill(server, SIGCONT) } }
+      try Tmux.run(["send-keys", "-t", session, "Right"])
+      _ = try Tmux.waitForScreen(session) { $0.contains("seeking +5 s…") }
+      try Tmux.run(["send-keys", "-t", session, " "])
+      let both = try Tmux.waitForScreen(session) { $0.contains("pausing…") }
+      #expect(both.contains("seeking +5 s…, pausing…"), "both commands in flight show: \(both)")
+      kill(server, SIGCONT)
+      continued = true
+      let paused = try Tmux.waitForScreen(session) { $0.contains("splay — paused") && !$0.contains("…") }
+      #expect(Self.clock(in: paused).hasPrefix("0:0"), "\(paused)")
+    }
+  }
+
+  /// At 80 columns a file that could not be played, deep in a long folder, still shows its name and the reason:
+  /// the path is shortened from its start. A damaged file that played in part is a problem, not "skipped".
+  @Test func aProblemLineKeepsTheFileNameAndTheReasonAt80Columns() async throws {
+    try await ExclusiveSink.run {
+      let scratch = try ScratchDirectory()
+      let deep = scratch.path + "/" + String(repeating: "a very long folder name/", count: 4)
+      try FileManager.default.createDirectory(atPath: deep, withIntermediateDirectories: true)
+      try Data("not audio at all".utf8).write(to: URL(fileURLWithPath: deep + "/garbage.flac"))
+      try ToneTracks.write(step: 2, to: scratch.path + "/tone.wav", quarters: 40)
+      let session = "splay-problem-\(getpid())"
+      try Tmux.run([
+        "-u", "new-session", "-d", "-s", session, "-x", "80", "-y", "20", "-e", "LANG=C.UTF-8", "-e",
+        "PULSE_SERVER=\(PulseEnvironment.server ?? "")",
+        "\(Splay.binary) play '\(scratch.path)/tone.wav' '\(deep)/garbage.flac'; sleep 30",
+      ])
+      defer { Tmux.end(session) }
+      let screen = try Tmux.waitForScreen(session) { $0.contains("problem: ") }
+      let line = try #require(screen.split(separator: "\n").first { $0.hasPrefix("problem: ") }, "\(screen)")
+      #expect(line.contains("…"), "the path is shortened: '\(line)'")
+      #expect(line.contains("garbage.flac: cannot decode"), "the name and the reason stay: '\(line)'")
+      #expect(DisplayWidth.columns(of: String(line)) <= 80, "'\(line)'")
+    }
+  }
+
   /// With the list of files piped in (`splay play -`), the view reads its keys from the terminal itself.
   @Test func aListOnStdinLeavesTheKeysToTheTerminal() async throws {
     try await ExclusiveSink.run {

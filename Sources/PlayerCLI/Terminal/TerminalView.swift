@@ -13,11 +13,10 @@ import PlayerCore
 final class TerminalView: PlaybackView {
   private struct Screen {
     var state = PlayerState.initial
-    var pending: String?
+    /// Every command in flight, shown until it settles, and the clock they hold.
+    var inFlight = CommandsInFlight()
     var notice: String?
     var ended = false
-    /// The clock stands here, at what was estimated when a command was sent, until a newer state arrives.
-    var held: (position: Double, revision: UInt64)?
     /// The command whose deadline passed, until a state confirms what the server did after all.
     var timedOut: String?
     /// Files that could not be played: shown in the view, listed again once it closes.
@@ -61,7 +60,7 @@ final class TerminalView: PlaybackView {
           case SIGWINCH: renderQueue.async { [weak self] in self?.render() }
           // The terminal is gone: restoring it could wait on a pty nobody drains, and nothing is left to show.
           case SIGHUP: _exit(129)
-          default: interrupt()
+          default: interrupt(exitingWith: SignalExit.status(for: number))
           }
         }
         source.resume()
@@ -78,7 +77,7 @@ final class TerminalView: PlaybackView {
 
   func show(_ state: PlayerState) {
     screen.withLock { s in
-      if let held = s.held, state.revision > held.revision { s.held = nil }
+      s.inFlight.received(state, at: Self.monotonicNow())
       if let command = s.timedOut, state.revision > s.state.revision {
         s.timedOut = nil
         s.notice = "\(command): the server confirmed it after the deadline"
@@ -106,12 +105,13 @@ final class TerminalView: PlaybackView {
     renderQueue.async { [weak self] in self?.render() }
   }
 
-  /// Ctrl-C (a key in raw mode) or SIGINT/SIGTERM/SIGHUP: the terminal back, exit 130 as `--json` does. Not
-  /// through `onQuit`: that ends `play` normally on another thread, which could exit 0 before this one exits.
-  private func interrupt() {
+  /// Ctrl-C (a key in raw mode: 130) or SIGINT/SIGTERM (130, 143): the terminal back, the exit code that
+  /// `--json` gives too (``SignalExit``). Not through `onQuit`: that ends `play` normally on another thread,
+  /// which could exit 0 before this one exits.
+  private func interrupt(exitingWith status: Int32 = SignalExit.status(for: SIGINT)) {
     RawTerminal.restore()
     for message in screen.withLock({ $0.skipped }) { Console.error(message) }
-    exit(130)
+    exit(status)
   }
 
   /// Ctrl-Z: pauses first (a stopped process cannot confirm anything, and the server would play on into an
@@ -197,29 +197,25 @@ final class TerminalView: PlaybackView {
   }
 
   private func send(_ command: PlayerCommand, label: String) {
-    screen.withLock { s in
-      s.pending = label
+    let id = screen.withLock { s in
       s.notice = nil
       s.timedOut = nil
-      if s.held == nil, let track = s.state.track {
-        let position = s.state.position.estimated(at: Self.monotonicNow(), limit: track.duration)
-        s.held = (position, s.state.revision)
-      }
+      return s.inFlight.sent(label, state: s.state, at: Self.monotonicNow())
     }
     renderQueue.async { [weak self] in self?.render() }
     controller.send(command).whenComplete { [weak self] outcome in
       guard let self else { return }
       screen.withLock { s in
-        s.pending = nil
-        switch outcome {
-        case .failure(let error):
+        var timedOut = false
+        if case .failure(let error) = outcome {
           s.notice = "\(command.name): \(error.message)"
           // Unconfirmed either way after a timeout: the clock holds until the server says where it is.
-          if case .timeout = error { s.timedOut = command.name } else { s.held = nil }
-        default:
-          // Refused without asking the server, or confirmed: a confirmation came with its state already.
-          if s.held?.revision == s.state.revision { s.held = nil }
+          if case .timeout = error {
+            s.timedOut = command.name
+            timedOut = true
+          }
         }
+        s.inFlight.settled(id, state: s.state, at: Self.monotonicNow(), keepHolding: timedOut)
       }
       renderQueue.async { [weak self] in self?.render() }
     }
@@ -229,7 +225,7 @@ final class TerminalView: PlaybackView {
 
   private func render() {
     let (state, pending, notice, held, skipped) = screen.withLock {
-      ($0.state, $0.pending, $0.notice, $0.held, $0.skipped)
+      ($0.state, $0.inFlight.label, $0.notice, $0.inFlight.held, $0.skipped)
     }
     let size = Self.terminalSize()
     let position =
