@@ -24,6 +24,9 @@ struct Splay: AsyncParsableCommand {
         2  usage error (bad arguments, a script that does not parse)
         3  a file could not be read or decoded
         4  the audio output is unavailable or was lost
+        129  play's terminal hung up (SIGHUP)
+        130  interrupted: Ctrl-C or SIGINT
+        143  terminated: SIGTERM ('splay serve' exits 0 on either)
       """,
     version: "0.1.0",
     subcommands: [PlayCommand.self, RunCommand.self, ServeCommand.self, CtlCommand.self, InfoCommand.self]
@@ -35,6 +38,12 @@ struct Splay: AsyncParsableCommand {
 enum Main {
   static func main() async {
     let status: ExitStatus
+    // A parent may have started splay with these blocked (a thread's mask is inherited): they would then never
+    // reach the handlers that end `play`, `run` and `serve`. Before any thread starts, so every thread has it.
+    var handled = sigset_t()
+    sigemptyset(&handled)
+    for number in [SIGINT, SIGTERM, SIGHUP, SIGWINCH, SIGTSTP, SIGCONT] { sigaddset(&handled, number) }
+    pthread_sigmask(SIG_UNBLOCK, &handled, nil)
     // Before parsing, which takes as long as connecting and opening the first file it overlaps with.
     EarlyStart.begin(arguments: CommandLine.arguments)
     do {

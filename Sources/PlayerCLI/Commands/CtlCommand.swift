@@ -19,10 +19,13 @@ struct CtlCommand: AsyncParsableCommand {
         play, pause, toggle, stop
         seek TIME         12.5, 1:30, 50%, +5, -5
         volume LEVEL      40, 40%, +5, -5
-        next, previous, jump N
+        next, previous, jump N   (N counts from 1)
+        repeat off|all|one, shuffle on|off
         status            print the current state
         follow            print every state change until interrupted
         quit              stop the server
+        help              print this help
+      Options may come before or after the command (splay ctl status --json).
       Examples: splay ctl load ~/Music   splay ctl seek -5   splay ctl volume 40%   splay ctl status
       """)
 
@@ -35,12 +38,17 @@ struct CtlCommand: AsyncParsableCommand {
   @Argument(help: ArgumentHelp("The command: a player command, status, follow or quit.", valueName: "command"))
   var command: String
 
-  @Argument(parsing: .captureForPassthrough, help: ArgumentHelp("The command's arguments.", valueName: "args"))
+  // Not passthrough: `--json` and `--socket` after the command are options, as anywhere else; what is not an
+  // option of ctl (a negative number: `seek -5`) stays an argument, in order.
+  @Argument(parsing: .allUnrecognized, help: ArgumentHelp("The command's arguments.", valueName: "args"))
   var arguments: [String] = []
 
   func run() async throws {
-    let path = try socket ?? SocketPath.defaultPath()
     let name = command.lowercased()
+    if name == "help" {
+      return Console.out(Self.helpMessage())
+    }
+    let path = try socket ?? SocketPath.defaultPath()
     let follow = name == "follow"
     let requestName = follow ? "subscribe" : name
     if !["status", "subscribe", "unsubscribe", "quit"].contains(requestName) {

@@ -60,7 +60,9 @@ struct InfoCommand: AsyncParsableCommand {
 /// milliseconds.
 func clockTime(_ seconds: Double, millis: Bool = true) -> String {
   let total = max(0, seconds.isFinite ? seconds : 0)
-  let ms = Int64((total * 1000).rounded(.down))
+  // Whole seconds count down (a clock shows 0:01 once a second has played); milliseconds round, as the
+  // decoder's messages do, so that `info` and a damage line name the same length.
+  let ms = Int64(millis ? (total * 1000).rounded() : (total * 1000).rounded(.down))
   let (hours, inHour) = ms.quotientAndRemainder(dividingBy: 3_600_000)
   let (minutes, inMinute) = inHour.quotientAndRemainder(dividingBy: 60_000)
   let (secs, frac) = inMinute.quotientAndRemainder(dividingBy: 1000)

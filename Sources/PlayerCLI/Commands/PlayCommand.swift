@@ -34,7 +34,8 @@ struct PlayCommand: AsyncParsableCommand {
   var start: SeekTarget?
 
   @Option(
-    name: .long, help: ArgumentHelp("Initial volume: 0-100, optionally with % (40%).", valueName: "percent"),
+    name: .long, parsing: .unconditional,
+    help: ArgumentHelp("Initial volume: 0-100, optionally with % (40%).", valueName: "percent"),
     transform: PlayCommand.initialVolume)
   var volume: Int?
 
@@ -52,26 +53,21 @@ struct PlayCommand: AsyncParsableCommand {
 
   /// `--start` takes what `seek` takes in scripts and on the socket, except a step: there is nothing to step from.
   static func startPosition(_ text: String) throws -> SeekTarget {
-    let target = try validated { () throws(CommandParseError) in try CommandParser.seekTarget(text) }
-    if case .relative = target { throw ValidationError("expected a position (90, 1:30, 50%), not a step") }
-    return target
-  }
-
-  /// What `parse` returns; its error as the argument parser's, which prints it beside the usage.
-  private static func validated<Value>(_ parse: () throws(CommandParseError) -> Value) throws -> Value {
-    do throws(CommandParseError) {
-      return try parse()
-    } catch {
-      throw ValidationError(error.message)
+    let expected = "expected a position (90, 12.5, 1:30, 50%)"
+    guard let target = try? CommandParser.seekTarget(text) else {
+      throw ValidationError("\(expected), found '\(text.prefix(40))'")
     }
+    if case .relative = target { throw ValidationError("\(expected), not a step") }
+    return target
   }
 
   /// `--volume` takes what `volume` takes, except a step.
   static func initialVolume(_ text: String) throws -> Int {
-    let change = try validated { () throws(CommandParseError) in try CommandParser.volumeChange(text) }
-    guard case .absolute(let level) = change else {
-      throw ValidationError("expected a level 0-100 (40, 40%), not a step")
+    let expected = "expected a level 0-100 (40, 40%)"
+    guard let change = try? CommandParser.volumeChange(text) else {
+      throw ValidationError("\(expected), found '\(text.prefix(40))'")
     }
+    guard case .absolute(let level) = change else { throw ValidationError("\(expected), not a step") }
     return level
   }
 
@@ -113,6 +109,7 @@ struct PlayCommand: AsyncParsableCommand {
     // rather than leave it to the unresolved-future diagnostic.
     defer { finish.settle(with: .cancelled) }
     let interactive = !json && Console.stdoutIsTerminal && session.simulated == nil
+    if !interactive { SignalExit.install() }
     let view: any PlaybackView =
       interactive ? TerminalView(controller: controller, onQuit: { finish.resolve(controller.state) }) : JSONLinesView()
     let damaged = Lock<Set<String>>([])

@@ -48,6 +48,7 @@ struct RunCommand: AsyncParsableCommand {
       throw CLIError(message: error.description, status: .usage)
     }
 
+    SignalExit.install()
     let session = outputOptions.makeSession { error in Console.error(error.message) }
     let controller = session.controller
     let json = self.json

@@ -2,12 +2,12 @@ import PlayerCore
 
 /// The player's state for a person, as `mpc status` prints it.
 enum StatusText {
-  /// Three lines: the track, `[playing] #2/12  1:02/3:45 (27%)`, and volume and queue.
+  /// Three lines: the track, `[playing] #2/12  1:02/3:45 (27%)`, and volume, modes and queue.
   ///
   /// ```
   /// Title — Artist
   /// [playing] #2/12   1:02/3:45 (27%)
-  /// volume: 40%
+  /// volume: 40%   repeat: off   shuffle: off
   /// ```
   static func summary(_ state: PlayerState) -> String {
     var lines: [String] = []
@@ -15,7 +15,8 @@ enum StatusText {
       lines.append(DisplayWidth.sanitized(track.displayTitle + (track.artist.map { " — \($0)" } ?? "")))
     }
     lines.append(progress(state))
-    lines.append("volume: \(state.volume)%" + (state.queue.isEmpty ? "   queue empty" : ""))
+    let modes = "   repeat: \(state.repeatMode.rawValue)   shuffle: \(state.shuffle ? "on" : "off")"
+    lines.append("volume: \(state.volume)%" + modes + (state.queue.isEmpty ? "   queue empty" : ""))
     return lines.joined(separator: "\n")
   }
 

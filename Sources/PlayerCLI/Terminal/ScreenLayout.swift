@@ -10,7 +10,7 @@ struct ScreenLayout {
   var notice: String?
   /// Where the clock stands: the confirmed position estimated now, or held while a command is in flight.
   var position: Double
-  /// Files that could not be played, in the order they were reported.
+  /// Files that could not be played, or only in part (damaged), in the order they were reported.
   var skipped: [String]
   var width: Int
 
@@ -40,13 +40,22 @@ struct ScreenLayout {
     if state.shuffle { modes += "   shuffle" }
     lines.append("volume \(state.volume)%" + (state.volume == 0 ? " (muted)" : "") + "   " + queue + modes)
     lines.append(notice ?? "")
-    if let last = skipped.last {
-      lines.append(skipped.count == 1 ? "skipped: \(last)" : "skipped \(skipped.count) files; last: \(last)")
-    } else {
-      lines.append("")
-    }
+    lines.append(skipped.last.map { problemLine($0, count: skipped.count) } ?? "")
     lines.append(Self.keys)
     return lines.map { DisplayWidth.fitted($0, to: width) }
+  }
+
+  /// `problem: PATH: reason`, or `3 problems; last: …` (a damaged file played in part: not "skipped"). A narrow
+  /// terminal shortens the path from its start, so that the file's name and the reason stay.
+  func problemLine(_ message: String, count: Int) -> String {
+    let label = count == 1 ? "problem: " : "\(count) problems; last: "
+    let line = label + message
+    let parts = message.split(separator: ": ", maxSplits: 1)
+    guard DisplayWidth.columns(of: line) > width, parts.count == 2 else { return line }
+    let reason = ": " + parts[1]
+    let room = width - DisplayWidth.columns(of: label) - DisplayWidth.columns(of: reason)
+    guard room >= 8 else { return line }
+    return label + DisplayWidth.fittedFromTheStart(String(parts[0]), to: room) + reason
   }
 
   /// `[=====-----] 1:02 / 3:45` across the whole width.

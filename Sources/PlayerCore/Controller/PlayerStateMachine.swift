@@ -130,7 +130,12 @@ public struct PlayerStateMachine: Sendable {
       }
       return .perform(.open(queue: state.queue, index: previous, seconds: 0, then: continuation))
     case .jump(let target):
-      guard status != .idle, target >= 0, target < state.queue.count else { return invalid() }
+      guard status != .idle else { return invalid() }
+      guard target >= 0, target < state.queue.count else {
+        // 1-based, as a person and the wire count tracks.
+        let range = state.queue.count == 1 ? "only track 1" : "tracks 1–\(state.queue.count)"
+        return .reject(.invalidState(command: command.name, state: "for track \(target + 1): the queue has \(range)"))
+      }
       let then: OutputStep.StatusAfterOpen = status.hasOpenTrack ? continuation : .stopped
       return .perform(.open(queue: state.queue, index: target, seconds: 0, then: then))
     case .repeatMode(let mode):

@@ -61,8 +61,9 @@ public enum PlayerError: Error, Equatable, Hashable, Sendable {
     case .outputLost(let detail): "lost the audio server: \(detail)"
     case .outputFailed(let operation, let detail): "the audio server refused \(operation): \(detail)"
     case .invalidState(let command, let state):
-      // "at the end of the queue" is a place, not a status.
-      state.hasPrefix("at ") ? "\(command) is not possible \(state)" : "\(command) is not possible while \(state)"
+      // "at the end of the queue" is a place and "for track 99: …" a target, not a status.
+      state.hasPrefix("at ") || state.hasPrefix("for ")
+        ? "\(command) is not possible \(state)" : "\(command) is not possible while \(state)"
     case .timeout(let command, let seconds): "\(command) was not confirmed within \(formatSeconds(seconds)) s"
     case .cancelled: "cancelled before it took effect"
     case .limitExceeded(let what, let limit): "too many \(what) (the limit is \(limit))"

@@ -87,6 +87,10 @@ private struct Walk {
   /// Adds what `path` names. `explicit`: named by the person (an argument), so passed on even when it is
   /// not there, for the decoder to report; a playlist's entries are checked here instead.
   mutating func add(_ path: String, origin: String?, explicit: Bool) {
+    if Self.isURL(path) {
+      // Said the same way on the command line as in a playlist, not as a missing file.
+      return skip(origin, .unsupportedFormat(path: path, detail: Self.onlyLocalFiles))
+    }
     if PlaylistParser.kind(ofPath: path) != nil, FileKind.of(path) == .file {
       addPlaylist(path, origin: origin)
       return
@@ -143,7 +147,7 @@ private struct Walk {
     for entry in PlaylistParser.entries(of: bytes, kind: kind) where !full {
       let origin = "\(name):\(entry.line)"
       guard let path = Self.path(of: entry.location, in: folder) else {
-        skip(origin, .unsupportedFormat(path: entry.location, detail: "only local files can be played"))
+        skip(origin, .unsupportedFormat(path: entry.location, detail: Self.onlyLocalFiles))
         continue
       }
       add(path, origin: origin, explicit: false)
@@ -161,11 +165,43 @@ private struct Walk {
         guard location.lowercased().hasPrefix("localhost/") else { return nil }
         location.removeFirst("localhost".count)
       }
-    } else if let colon = location.firstIndex(of: ":"), location[location.index(after: colon)...].hasPrefix("//") {
+    } else if isURL(location) {
       return nil
     }
     if location.hasPrefix("/") || folder.isEmpty { return location }
-    return folder == "/" ? "/" + location : folder + "/" + location
+    return tidied(folder == "/" ? "/" + location : folder + "/" + location)
+  }
+
+  /// Why a URL is skipped, wherever it was named.
+  static let onlyLocalFiles = "only local files can be played (URLs such as http:// are not supported)"
+
+  /// Whether `location` is a URL with an authority (`http://`, `smb://`): `SCHEME://`, the scheme made of letters,
+  /// digits, `+`, `-` and `.`. `file://` too: callers that take it check for it first.
+  static func isURL(_ location: String) -> Bool {
+    guard let colon = location.firstIndex(of: ":"), colon != location.startIndex,
+      location[location.index(after: colon)...].hasPrefix("//")
+    else { return false }
+    return location[..<colon].allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) }
+  }
+
+  /// `path` with `.` and `name/..` taken out (`Playlists/../Artist/a.flac` reads `Artist/a.flac`), when that
+  /// names the same file: through a symbolic link the two can differ, and then the path stays as written.
+  static func tidied(_ path: String) -> String {
+    var parts: [Substring] = []
+    for part in path.split(separator: "/", omittingEmptySubsequences: true) {
+      if part == "." { continue }
+      if part == "..", let last = parts.last, last != ".." {
+        parts.removeLast()
+      } else {
+        parts.append(part)
+      }
+    }
+    let tidy = (path.hasPrefix("/") ? "/" : "") + parts.joined(separator: "/")
+    guard tidy != path else { return path }
+    var written = stat()
+    var short = stat()
+    guard stat(path, &written) == 0 else { return tidy }
+    return stat(tidy, &short) == 0 && short.st_dev == written.st_dev && short.st_ino == written.st_ino ? tidy : path
   }
 
   static func percentDecoded(_ text: String) -> String {

@@ -72,8 +72,15 @@ public enum ScriptParser {
     case "expect":
       return try parseExpect(tokens)
     default:
-      return .command(
-        try CommandParser.parse(name: first.text, nameColumn: first.column, arguments: Array(tokens.dropFirst())))
+      do throws(CommandParseError) {
+        return .command(
+          try CommandParser.parse(name: first.text, nameColumn: first.column, arguments: Array(tokens.dropFirst())))
+      } catch  where error.column == first.column && error.message.hasPrefix("unknown command") {
+        // A script has two words more than the command vocabulary: the list a typo gets names them too.
+        let names = (CommandParser.commandNames + ["wait", "expect"]).joined(separator: ", ")
+        throw CommandParseError(
+          column: first.column, message: "unknown command '\(first.text.prefix(40))' (expected one of: \(names))")
+      }
     }
   }
 

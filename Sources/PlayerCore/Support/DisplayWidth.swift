@@ -69,6 +69,23 @@ public enum DisplayWidth {
     return result + "…"
   }
 
+  /// `text` cut from its start to at most `width` columns, beginning with "…" when something was cut (a path
+  /// whose end, the file's name, says the most); sanitized first.
+  public static func fittedFromTheStart(_ text: String, to width: Int) -> String {
+    let clean = sanitized(text)
+    guard width > 0 else { return "" }
+    guard columns(of: clean) > width else { return clean }
+    var kept: [Character] = []
+    var used = 0
+    for character in clean.reversed() {
+      let needed = columns(of: character)
+      if used + needed > width - 1 { break }
+      kept.append(character)
+      used += needed
+    }
+    return "…" + String(kept.reversed())
+  }
+
   /// `text` fitted to `width` and padded with spaces to exactly `width` columns.
   public static func padded(_ text: String, to width: Int) -> String {
     let fitted = fitted(text, to: width)
