@@ -103,7 +103,12 @@ extension PlayerController {
       configuration.onTrackSkipped?(error)
       switch skip {
       case .perform(let retry):
-        if advance(retry, failures: failures + 1) == .done { goOn() }
+        // Opening the next file probes it (and may load FFmpeg): on the controller's queue, not where answers
+        // are taken up, which may be the socket's event loop.
+        let retryOnQueue: @Sendable () -> Void = { [self] in
+          if advance(retry, failures: failures + 1) == .done { goOn() }
+        }
+        if answersOnQueue { retryOnQueue() } else { queue.async(execute: retryOnQueue) }
       case .ended(let published):
         if let published { observers.publish(published) }
         goOn()
