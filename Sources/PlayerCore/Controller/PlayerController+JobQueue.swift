@@ -30,7 +30,7 @@ extension PlayerController {
   func runNext() {
     while true {
       if !core.withLock({ $0.closed }) { offerUpcomingIfDue() }
-      guard let job = takeJob() else { return }
+      guard let job = takeJob() else { return announceQuiescence() }
       let progress: Progress
       switch job {
       case .close(let resolver):
@@ -45,7 +45,7 @@ extension PlayerController {
         observers.add(continuation)
         progress = .done
       }
-      if progress == .waiting { return }
+      if progress == .waiting { return announceQuiescence() }
     }
   }
 
@@ -60,6 +60,12 @@ extension PlayerController {
     _ = output.prepareNext(decoder, following: due.following)
   }
 
+  /// After an answer of the output was taken up: the next jobs when the job is done (``goOn()``); otherwise the
+  /// job waits for the output again, and whoever waits for the controller to catch up is told.
+  func proceed(_ progress: Progress) {
+    if progress == .done { goOn() } else { announceQuiescence() }
+  }
+
   /// Goes on after a job finished where answers are taken up: with the next jobs right here when that is the
   /// controller's queue; otherwise on the queue (where opening a file may block) when anything is left to do,
   /// or, with nothing waiting, by releasing the controller here, without waking the queue.
@@ -70,7 +76,7 @@ extension PlayerController {
       core.release()
       return true
     }
-    if !released { queue.async { self.runNext() } }
+    if released { announceQuiescence() } else { queue.async { self.runNext() } }
   }
 
   private func takeJob() -> Job? {
@@ -97,7 +103,7 @@ extension PlayerController {
   ) -> Progress {
     if let outcome = future.outcome { return body(outcome) }
     future.whenComplete(on: answers) { [self] outcome in
-      if body(outcome) == .done { goOn() }
+      proceed(body(outcome))
     }
     return .waiting
   }

@@ -97,7 +97,7 @@ extension PlayerController {
           $0.closed ? nil : $0.machine.fail(step, error, movingOn: failures)
         })
       else {
-        if finishStep(step, command: "next", outcome: outcome, resolver: nil) == .done { goOn() }
+        proceed(finishStep(step, command: "next", outcome: outcome, resolver: nil))
         return
       }
       configuration.onTrackSkipped?(error)
@@ -106,7 +106,7 @@ extension PlayerController {
         // Opening the next file probes it (and may load FFmpeg): on the controller's queue, not where answers
         // are taken up, which may be the socket's event loop.
         let retryOnQueue: @Sendable () -> Void = { [self] in
-          if advance(retry, failures: failures + 1) == .done { goOn() }
+          proceed(advance(retry, failures: failures + 1))
         }
         if answersOnQueue { retryOnQueue() } else { queue.async(execute: retryOnQueue) }
       case .ended(let published):

@@ -40,6 +40,19 @@ public final class PlayerController: Sendable {
     /// While the job in flight waits for the output: stops waiting (``shutdown()`` does not wait for it).
     var abandonAwaited: (@Sendable () -> Void)?
     var closed = false
+    /// Waiting for the controller to become quiescent (``PlayerController/quiescence()``).
+    var quiescenceWaiters: [Future<Void, Never>.Resolver] = []
+
+    /// Nothing can happen until the output answers or time passes (``PlayerController/isQuiescent``): no job
+    /// is left, or the job in flight waits for the output (the jobs behind it wait for it in turn).
+    var isQuiescent: Bool { running ? awaited?() == true : head >= jobs.count }
+
+    /// The waiters to tell, when the controller is quiescent now; they are forgotten here.
+    mutating func takeQuiescenceWaiters() -> [Future<Void, Never>.Resolver] {
+      guard !quiescenceWaiters.isEmpty, isQuiescent else { return [] }
+      defer { quiescenceWaiters = [] }
+      return quiescenceWaiters
+    }
 
     /// Nothing is left to run: the next command starts the controller again.
     mutating func release() {
@@ -152,8 +165,10 @@ public final class PlayerController: Sendable {
     let work = perform(step, for: command.name)
     if !work.isSettled { resolver.onCancel { work.cancel() } }
     work.whenComplete(on: answers) { [self] outcome in
-      if finishStep(step, command: command.name, outcome: outcome, resolver: resolver) == .done { goOn() }
+      proceed(finishStep(step, command: command.name, outcome: outcome, resolver: resolver))
     }
+    // The command waits for the output now, in the caller's call: nothing else would say so.
+    announceQuiescence()
   }
 
   /// Asks the output where playback really is, publishes that if it differs, and resolves with the state.
@@ -184,10 +199,29 @@ public final class PlayerController: Sendable {
   }
 
   /// True when nothing can happen until the output answers or time passes: the controller is idle, or the
-  /// job in flight waits for an answer of the output that has not come. Virtual time uses it to know when
-  /// it may move on.
+  /// job in flight waits for an answer of the output that has not come (whatever is queued behind it waits
+  /// too). Virtual time uses it to know when it may move on.
   public var isQuiescent: Bool {
-    core.withLock { $0.head >= $0.jobs.count && (!$0.running || $0.awaited?() == true) }
+    core.withLock { $0.isQuiescent }
+  }
+
+  /// Resolves once the controller is quiescent (``isQuiescent``): at once when it is, otherwise when its last
+  /// job is done or the job in flight starts waiting for the output. Virtual time moves on only then, so that it
+  /// never moves while the controller still works, without polling for it.
+  public func quiescence() -> Future<Void, Never> {
+    let (future, resolver) = Future<Void, Never>.pending()
+    let now = core.withLock { core -> Bool in
+      if core.isQuiescent { return true }
+      core.quiescenceWaiters.append(resolver)
+      return false
+    }
+    if now { resolver.resolve() }
+    return future
+  }
+
+  /// Tells the waiters of ``quiescence()`` when the controller has become quiescent.
+  func announceQuiescence() {
+    for waiter in core.withLock({ $0.takeQuiescenceWaiters() }) { waiter.resolve() }
   }
 
   /// Records that the job in flight now waits on `future`. Asking the future itself (rather than keeping a

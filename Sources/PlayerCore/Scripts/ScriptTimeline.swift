@@ -77,25 +77,25 @@ public struct VirtualTimeline: ScriptTimeline {
   }
 
   /// Lets the controller work, moving virtual time to the next due event only when nothing else can happen.
+  /// Every step the controller takes has its deadline on this clock, scheduled when the step starts: a future
+  /// still pending with the controller quiescent and nothing due can never settle, which is a bug, and is said
+  /// as one (never as a `timeout`).
   public func settle<T: Sendable>(_ future: Future<T, PlayerError>, controller: PlayerController) async -> Outcome<
     T, PlayerError
   > {
-    var idleRounds = 0
     while true {
       await quiesce(controller)
       if let outcome = future.outcome { return outcome }
-      guard let next = clock.nextDeadline else {
-        // Nothing is scheduled yet; a deadline timer may still be registering itself. Give it a moment,
-        // but never forever: every controller command has a deadline on this clock.
-        idleRounds += 1
-        if idleRounds > 2_000 { return .failure(.timeout(command: "script step", seconds: 10)) }
-        await pause(milliseconds: 5)
-        continue
-      }
-      idleRounds = 0
+      guard let next = clock.nextDeadline else { return .failure(Self.stalled) }
       clock.advance(to: next)
     }
   }
+
+  /// What ``settle(_:controller:)`` fails with when nothing can ever happen.
+  static let stalled = PlayerError.outputFailed(
+    operation: "the step",
+    detail: "the simulated player stalled: nothing is due on its clock and the controller waits for nothing "
+      + "(a bug in splay)")
 
   /// Advances virtual time event by event until `condition` holds or `timeout` virtual seconds pass.
   public func wait(
@@ -112,25 +112,9 @@ public struct VirtualTimeline: ScriptTimeline {
     }
   }
 
-  /// Waits (in wall time, briefly) until the controller has no work in flight.
+  /// Waits until the controller has caught up: it is idle, or waits for an answer of the output that only
+  /// moving time can bring. The controller says so itself (``PlayerController/quiescence()``).
   private func quiesce(_ controller: PlayerController) async {
-    // Controller work is queued on its own queue: yield until it has caught up, that is until it is idle or
-    // waits for an answer of the output that only moving time can bring (a delayed or held acknowledgement).
-    // The bound only guards against a controller bug turning into a hung script.
-    var spins = 0
-    while !controller.isQuiescent {
-      spins += 1
-      if spins > 20_000 { return }
-      if spins < 100 { await Task.yield() } else { await pause() }
-    }
-  }
-
-  private func pause(milliseconds: Int = 0) async {
-    if milliseconds > 0 {
-      try? await Task.sleep(for: .milliseconds(milliseconds))
-    } else {
-      await Task.yield()
-      try? await Task.sleep(for: .microseconds(50))
-    }
+    _ = await controller.quiescence().settled
   }
 }

@@ -6,7 +6,7 @@ import Synchronization
 ///
 /// Both scheduled actions (``schedule(at:_:)``) and sleeping tasks (``sleep(until:tolerance:)``) wake in time
 /// order during ``advance(to:)``; an action scheduled for the current instant runs on the next advance.
-public final class VirtualClock: Clock, Sendable {
+public final class VirtualClock: SchedulingClock, Sendable {
   /// A point on the virtual time line.
   public struct Instant: InstantProtocol, Sendable {
     /// Time since the clock was created.
@@ -76,6 +76,9 @@ public final class VirtualClock: Clock, Sendable {
   public func cancel(_ token: UInt64) {
     _ = state.withLock { $0.entries.removeValue(forKey: token) }
   }
+
+  /// ``cancel(_:)``, as a ``SchedulingClock``: the controller's deadlines on this clock are scheduled actions.
+  public func cancelScheduled(_ token: UInt64) { cancel(token) }
 
   /// Suspends until virtual time reaches `deadline`; throws `CancellationError` when the task is cancelled.
   public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {

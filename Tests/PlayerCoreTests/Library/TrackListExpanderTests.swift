@@ -71,11 +71,13 @@ import Testing
       "lists/mix.m3u8",
       "#EXTM3U\r\n#EXTINF:1,A\r\n../music/a song.flac\r\ngone.flac\r\n../music/sub\r\nhttp://radio.example/x\r\n")
     let expanded = TrackListExpander().expand([list])
-    #expect(expanded.paths == [tree.root + "/lists/../music/a song.flac", tree.root + "/lists/../music/sub/b.flac"])
+    // `lists/../music` names the same folder as `music`: the shorter form is shown.
+    #expect(expanded.paths == [tree.root + "/music/a song.flac", tree.root + "/music/sub/b.flac"])
     #expect(
       expanded.skipped.map(\.message) == [
         "\(list):4: \(tree.root)/lists/gone.flac: no such file",
-        "\(list):6: http://radio.example/x: cannot decode: only local files can be played",
+        "\(list):6: http://radio.example/x: cannot decode: only local files can be played "
+          + "(URLs such as http:// are not supported)",
       ])
     #expect(expanded.summaries.last == "\(list): 2 tracks, 2 skipped")
   }
@@ -132,5 +134,20 @@ import Testing
     for name in ["text.wav", "empty.wav", "random-bytes.flac", "directory.flac"] {
       #expect(!AudioContentProbe.looksLikeAudio(atPath: Fixtures.broken(name)), "\(name)")
     }
+  }
+}
+
+extension TrackListExpanderTests {
+  /// `..` is taken out only where it names the same file: through a symbolic link it may not.
+  @Test func aDotDotThroughASymbolicLinkStaysAsWritten() throws {
+    let tree = try Tree()
+    try tree.audio("real/deep/song.flac")
+    try tree.audio("song.flac")
+    try FileManager.default.createSymbolicLink(
+      atPath: tree.root + "/link", withDestinationPath: tree.root + "/real/deep")
+    let list = try tree.text("list.m3u", "link/../deep/song.flac\n")
+    let expanded = TrackListExpander().expand([list])
+    // The kernel resolves link/.. to real/, where deep/song.flac is; the lexical deep/song.flac is not there.
+    #expect(expanded.paths == [tree.root + "/link/../deep/song.flac"])
   }
 }
