@@ -19,6 +19,7 @@ extension PlayerState {
       if let device { json.field("device", device) }
       if case .failed(let error) = status { try json.field("error") { json in try error.write(members: &json) } }
       if let index { json.field("index", index) }
+      json.field("muted", muted)
       try json.field("position") { json in try position.write(members: &json) }
       json.field("queue", strings: queue)
       json.field("repeat", repeatMode.rawValue)

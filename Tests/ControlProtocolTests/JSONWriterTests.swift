@@ -42,7 +42,8 @@ import Testing
       status: status, track: full ? track : nil,
       position: ConfirmedPosition(seconds: seconds, confirmedAt: UInt64(frames), rate: full ? 1 : 0),
       volume: Int(frames % 101), queue: full ? [text, awkward] : [], index: full ? 1 : nil, revision: UInt64(frames),
-      device: full ? awkward : nil, repeatMode: RepeatMode.allCases[Int(frames % 3)], shuffle: frames % 4 == 0)
+      device: full ? awkward : nil, repeatMode: RepeatMode.allCases[Int(frames % 3)], shuffle: frames % 4 == 0,
+      muted: frames % 3 == 1)
   }
 
   private static func full(_ frames: Int64) -> Bool { frames % 2 == 0 }

@@ -19,6 +19,7 @@ struct CtlCommand: AsyncParsableCommand {
         play, pause, toggle, stop
         seek TIME         12.5, 1:30, 50%, +5, -5
         volume LEVEL      40, 40%, +5, -5
+        mute [on|off]     the server's mute flag (the volume stays); alone it toggles
         next, previous, jump N   (N counts from 1)
         repeat off|all|one, shuffle on|off
         status            print the current state

@@ -16,7 +16,9 @@ enum StatusText {
     }
     lines.append(progress(state))
     let modes = "   repeat: \(state.repeatMode.rawValue)   shuffle: \(state.shuffle ? "on" : "off")"
-    lines.append("volume: \(state.volume)%" + modes + (state.queue.isEmpty ? "   queue empty" : ""))
+    lines.append(
+      "volume: \(state.volume)%" + (state.muted ? " (muted)" : "") + modes
+        + (state.queue.isEmpty ? "   queue empty" : ""))
     return lines.joined(separator: "\n")
   }
 

@@ -38,7 +38,7 @@ struct ScreenLayout {
     var modes = ""
     if state.repeatMode != .off { modes += "   repeat \(state.repeatMode.rawValue)" }
     if state.shuffle { modes += "   shuffle" }
-    lines.append("volume \(state.volume)%" + (state.volume == 0 ? " (muted)" : "") + "   " + queue + modes)
+    lines.append("volume \(state.volume)%" + (state.muted ? " (muted)" : "") + "   " + queue + modes)
     lines.append(notice ?? "")
     lines.append(skipped.last.map { problemLine($0, count: skipped.count) } ?? "")
     lines.append(Self.keys)

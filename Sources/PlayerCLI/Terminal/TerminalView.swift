@@ -21,8 +21,6 @@ final class TerminalView: PlaybackView {
     var timedOut: String?
     /// Files that could not be played: shown in the view, listed again once it closes.
     var skipped: [String] = []
-    /// The volume before `m` muted, for the next `m`.
-    var unmutedVolume: Int?
     /// The terminal's size at the last frame: a change redraws from a clear screen.
     var size: (columns: Int, rows: Int) = (0, 0)
     /// The last frame written: the same frame again is not written.
@@ -156,7 +154,7 @@ final class TerminalView: PlaybackView {
     case .up: send(.seek(.relative(60)), label: "seeking +60 s…")
     case .character("+"), .character("="), .character("0"): send(.volume(.relative(5)), label: "volume +5…")
     case .character("-"), .character("_"), .character("9"): send(.volume(.relative(-5)), label: "volume −5…")
-    case .character("m"): toggleMute()
+    case .character("m"): send(.mute(nil), label: controller.state.muted ? "unmuting…" : "muting…")
     case .character("r"):
       let mode = controller.state.repeatMode.cycled
       send(.repeatMode(mode), label: "repeat \(mode.rawValue)…")
@@ -169,18 +167,6 @@ final class TerminalView: PlaybackView {
     case .interrupt: interrupt()
     case .suspend: suspend()
     default: break
-    }
-  }
-
-  /// `m`: volume 0, and back to where it was on the next `m` (100 % when it was muted from the start).
-  private func toggleMute() {
-    let volume = controller.state.volume
-    if volume > 0 {
-      screen.withLock { $0.unmutedVolume = volume }
-      send(.volume(.absolute(0)), label: "muting…")
-    } else {
-      let level = screen.withLock { $0.unmutedVolume } ?? 100
-      send(.volume(.absolute(level)), label: "unmuting…")
     }
   }
 

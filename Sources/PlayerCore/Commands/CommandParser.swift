@@ -9,8 +9,8 @@
 public enum CommandParser {
   /// The names `parse` accepts, canonical names first; used in error messages and help.
   public static let commandNames = [
-    "load", "enqueue", "play", "pause", "toggle", "stop", "seek", "volume", "next", "previous", "jump", "repeat",
-    "shuffle",
+    "load", "enqueue", "play", "pause", "toggle", "stop", "seek", "volume", "mute", "next", "previous", "jump",
+    "repeat", "shuffle",
   ]
 
   /// The longest position a seek may name, in seconds (about 116 days): bigger numbers are typos.
@@ -82,6 +82,20 @@ public enum CommandParser {
     case "volume", "vol":
       try arity(1)
       return .volume(try volumeChange(arguments[0]))
+    case "mute":
+      guard let token = arguments.first else { return .mute(nil) }
+      try arity(1)
+      switch token.text.lowercased() {
+      case "on", "true", "1": return .mute(true)
+      case "off", "false", "0": return .mute(false)
+      case "toggle": return .mute(nil)
+      default:
+        throw CommandParseError(
+          column: token.column, message: "expected on, off or toggle, found '\(token.text.prefix(40))'")
+      }
+    case "unmute":
+      try arity(0)
+      return .mute(false)
     case "jump":
       try arity(1)
       let token = arguments[0]

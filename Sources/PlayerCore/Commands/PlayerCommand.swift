@@ -20,6 +20,8 @@ public enum PlayerCommand: Equatable, Hashable, Sendable {
   case seek(SeekTarget)
   /// Changes the output volume.
   case volume(VolumeChange)
+  /// Mutes or unmutes the stream at the server (its mute flag; the volume stays); nil toggles.
+  case mute(Bool?)
   /// Opens the next track of the queue, keeping playing or paused as it was.
   case next
   /// Opens the previous track of the queue.
@@ -42,6 +44,7 @@ public enum PlayerCommand: Equatable, Hashable, Sendable {
     case .stop: "stop"
     case .seek: "seek"
     case .volume: "volume"
+    case .mute: "mute"
     case .next: "next"
     case .previous: "previous"
     case .jump: "jump"
@@ -57,6 +60,7 @@ public enum PlayerCommand: Equatable, Hashable, Sendable {
     case .play, .pause, .toggle, .stop, .next, .previous: []
     case .seek(let target): [target.text]
     case .volume(let change): [change.text]
+    case .mute(let on): on.map { [$0 ? "on" : "off"] } ?? []
     case .jump(let index): [String(index + 1)]
     case .repeatMode(let mode): [mode.rawValue]
     case .shuffle(let on): [on ? "on" : "off"]

@@ -15,6 +15,8 @@ public enum OutputStep: Equatable, Hashable, Sendable {
   case stop
   /// Sets the volume in percent.
   case volume(Int)
+  /// Sets the stream's mute flag.
+  case mute(Bool)
 
   /// What the player does once a newly opened track is ready.
   public enum StatusAfterOpen: Equatable, Hashable, Sendable {
@@ -64,4 +66,6 @@ public enum StepResult: Equatable, Sendable {
   case stream(OutputConfirmation, track: TrackInfo?)
   /// The volume the server confirmed.
   case volume(Int)
+  /// The mute flag the server confirmed.
+  case mute(Bool)
 }

@@ -182,6 +182,8 @@ extension PlayerController {
       work = output.stop().map { .stream($0, track: nil) }
     case .volume(let level):
       work = output.setVolume(level).map { .volume($0) }
+    case .mute(let muted):
+      work = output.setMute(muted).map { .mute($0) }
     }
     // Answered in the call (the simulated output, or a refusal): no deadline to arm, no timer task to start.
     if work.isSettled { return work }

@@ -117,6 +117,8 @@ public struct PlayerStateMachine: Sendable {
       return .perform(.seek(target.resolve(from: state.position.seconds, duration: track.duration)))
     case .volume(let change):
       return .perform(.volume(change.resolve(from: state.volume)))
+    case .mute(let on):
+      return .perform(.mute(on ?? !state.muted))
     case .next:
       guard status.hasOpenTrack, let index = state.index else { return invalid() }
       guard let next = step(from: index, by: 1) else {
@@ -200,6 +202,8 @@ public struct PlayerStateMachine: Sendable {
     case (.volume, .volume(let level)):
       next.volume = level
       volumeIsExplicit = true
+    case (.mute, .mute(let muted)):
+      next.muted = muted
     case (.open(let queue, let index, _, let then), .stream(let confirmation, let track)):
       next.queue = queue
       next.index = index
@@ -272,6 +276,10 @@ public struct PlayerStateMachine: Sendable {
     case .volumeChanged(let level):
       var next = state
       next.volume = level
+      return publish(next).map(EventReaction.publish) ?? .ignore
+    case .muteChanged(let muted):
+      var next = state
+      next.muted = muted
       return publish(next).map(EventReaction.publish) ?? .ignore
     case .lost(let error):
       guard state.status != .idle else { return .ignore }

@@ -50,6 +50,8 @@ public enum OutputEvent: Equatable, Sendable {
   case trackFailed(PlayerError, OutputConfirmation)
   /// The server changed the stream's volume itself (another program, for example `pactl`).
   case volumeChanged(Int)
+  /// The server muted or unmuted the stream itself (another program, for example `pactl set-sink-input-mute`).
+  case muteChanged(Bool)
   /// The connection to the audio server is gone; every pending operation has failed with this error.
   case lost(PlayerError)
   /// The server ran out of audio to play (decoding fell behind); informational.
@@ -89,6 +91,10 @@ public protocol AudioOutput: AnyObject, Sendable {
 
   /// Sets the stream volume in percent (0–100); resolves with the volume the server confirmed.
   func setVolume(_ percent: Int) -> Future<Int, PlayerError>
+
+  /// Sets the stream's mute flag at the server, leaving its volume; resolves with the flag the server
+  /// confirmed. With no stream, the flag is taken for the next one (as a volume is).
+  func setMute(_ muted: Bool) -> Future<Bool, PlayerError>
 
   /// Reads the stream's real state from the server: used after a deadline was missed.
   func status() -> Future<OutputConfirmation, PlayerError>

@@ -19,6 +19,7 @@ public struct PlayerState: Sendable {
     var device: String?
     var repeatMode: RepeatMode
     var shuffle: Bool
+    var muted: Bool
   }
 
   private var fields: CopyOnWrite<Fields>
@@ -74,17 +75,23 @@ public struct PlayerState: Sendable {
     get { fields.value.shuffle }
     _modify { yield &fields.value.shuffle }
   }
+  /// Whether the stream is muted at the server (its mute flag, as the server confirmed it); ``volume`` keeps the
+  /// level it plays at once unmuted.
+  public var muted: Bool {
+    get { fields.value.muted }
+    _modify { yield &fields.value.muted }
+  }
 
   /// Creates a state; the defaults describe a player with nothing loaded.
   public init(
     status: PlaybackStatus = .idle, track: TrackInfo? = nil, position: ConfirmedPosition = .zero,
     volume: Int = 100, queue: [String] = [], index: Int? = nil, revision: UInt64 = 0, device: String? = nil,
-    repeatMode: RepeatMode = .off, shuffle: Bool = false
+    repeatMode: RepeatMode = .off, shuffle: Bool = false, muted: Bool = false
   ) {
     fields = CopyOnWrite(
       Fields(
         status: status, track: track, position: position, volume: volume, queue: queue, index: index,
-        revision: revision, device: device, repeatMode: repeatMode, shuffle: shuffle))
+        revision: revision, device: device, repeatMode: repeatMode, shuffle: shuffle, muted: muted))
   }
 
   /// The state before anything was loaded.
@@ -104,7 +111,7 @@ public struct PlayerState: Sendable {
       : mine.position == theirs.position
     return position && mine.status == theirs.status && mine.volume == theirs.volume && mine.index == theirs.index
       && mine.device == theirs.device && mine.track == theirs.track && mine.queue == theirs.queue
-      && mine.repeatMode == theirs.repeatMode && mine.shuffle == theirs.shuffle
+      && mine.repeatMode == theirs.repeatMode && mine.shuffle == theirs.shuffle && mine.muted == theirs.muted
   }
 }
 
@@ -115,7 +122,7 @@ extension PlayerState: Codable {
   private enum CodingKeys: String, CodingKey {
     case status, error, track, position, volume, queue, index, revision, device
     case repeatMode = "repeat"
-    case shuffle
+    case shuffle, muted
   }
 
   /// Encodes the state as the JSON documented in docs/protocol.md: `status` is a name, a failure adds `error`.
@@ -132,6 +139,7 @@ extension PlayerState: Codable {
     try c.encodeIfPresent(device, forKey: .device)
     try c.encode(repeatMode, forKey: .repeatMode)
     try c.encode(shuffle, forKey: .shuffle)
+    try c.encode(muted, forKey: .muted)
   }
 
   /// Decodes the JSON form written by ``encode(to:)``.
@@ -159,7 +167,8 @@ extension PlayerState: Codable {
       revision: try c.decode(UInt64.self, forKey: .revision),
       device: try c.decodeIfPresent(String.self, forKey: .device),
       repeatMode: try c.decodeIfPresent(RepeatMode.self, forKey: .repeatMode) ?? .off,
-      shuffle: try c.decodeIfPresent(Bool.self, forKey: .shuffle) ?? false)
+      shuffle: try c.decodeIfPresent(Bool.self, forKey: .shuffle) ?? false,
+      muted: try c.decodeIfPresent(Bool.self, forKey: .muted) ?? false)
   }
 }
 

@@ -67,4 +67,44 @@ final class PulseVolumeTests {
       }
     }
   }
+
+  /// This process's sink input's mute flag, as `pactl` lists it.
+  private func sinkInputMuted() throws -> Bool? {
+    let listing = try PulseEnvironment.run("/usr/bin/pactl", ["list", "sink-inputs"]).stdout
+    let pid = "application.process.id = \"\(getpid())\""
+    guard let block = listing.components(separatedBy: "Sink Input #").first(where: { $0.contains(pid) }) else {
+      return nil
+    }
+    return block.contains("Mute: yes")
+  }
+
+  /// Mute is the server's mute flag, confirmed: the sink input is muted at the level it had, the sink hears
+  /// nothing, and unmute brings the audio back at that level. A mute made by another program is published.
+  @Test func muteIsTheServersFlagAndKeepsTheLevel() async throws {
+    try await ExclusiveSink.run {
+      let controller = PlayerController(output: PulseOutput())
+      _ = await controller.load([track]).settled
+      _ = await controller.setVolume(60).settled
+      _ = await controller.play().settled
+      let muted = try #require(await controller.send(.mute(true)).settled.value)
+      #expect(muted.muted && muted.volume == 60)
+      #expect(try sinkInputMuted() == true, "the server's flag, confirmed")
+      #expect(try sinkInput()?.volume == 60, "the level stays at the server")
+      try await Task.sleep(for: .milliseconds(300))
+      let recorder = try MonitorRecorder()
+      try await Task.sleep(for: .milliseconds(400))
+      #expect(recorder.stop().firstAudibleFrame() == nil, "nothing reaches the sink while muted")
+      let unmuted = try #require(await controller.send(.mute(false)).settled.value)
+      #expect(!unmuted.muted && unmuted.volume == 60)
+      #expect(try sinkInputMuted() == false)
+      let input = try await waitForSinkInput()
+      _ = try PulseEnvironment.run("/usr/bin/pactl", ["set-sink-input-mute", input.index, "1"])
+      let outside = await published(by: controller, within: 3) { $0.muted }
+      #expect(outside?.volume == 60, "another program's mute is published, the level kept")
+      // Unmuted again from outside: a session manager saves the flag for this program's next streams.
+      _ = try PulseEnvironment.run("/usr/bin/pactl", ["set-sink-input-mute", input.index, "0"])
+      #expect(await published(by: controller, within: 3) { !$0.muted } != nil)
+      _ = await controller.shutdown().settled
+    }
+  }
 }

@@ -10,6 +10,7 @@ struct ReferenceModel {
   var queue: [String] = []
   var index: Int?
   var volume = 100
+  var muted = false
   /// How many output operations (other than status queries) the last command made.
   var operations = 0
 
@@ -141,6 +142,9 @@ struct ReferenceModel {
     case .volume(let change):
       let level = change.resolve(from: volume)
       result = streamStep { $0.volume = level }
+    case .mute(let on):
+      let flag = on ?? !muted
+      result = streamStep { $0.muted = flag }
     case .next:
       guard hasTrack, let i = index, i + 1 < queue.count else {
         result = "invalid-state"

@@ -1,4 +1,5 @@
 import CPulseAudio
+import Futures
 
 // The stream's volume: setting it, reading it back, and following changes other programs make.
 extension PulseOutput {
@@ -30,6 +31,7 @@ extension PulseOutput {
         let output = Unmanaged<PulseOutput>.fromOpaque(userdata!).takeUnretainedValue()
         var volume = info.pointee.volume
         output.sinkInputVolumeReadLocked(index: info.pointee.index, volume: pa_cvolume_avg(&volume))
+        output.sinkInputMuteReadLocked(index: info.pointee.index, muted: info.pointee.mute != 0)
       }, Unmanaged.passUnretained(self).toOpaque())
     if let query { pa_operation_unref(query) }
   }
@@ -46,6 +48,53 @@ extension PulseOutput {
     volumePercent = percent
     explicitVolume = nil
     announceLocked(.volumeChanged(percent))
+  }
+
+  /// The server's mute flag of a sink input (mainloop thread): a change splay did not make is an event, unless a
+  /// session manager restores a saved flag onto a new stream: splay's flag is set again.
+  private func sinkInputMuteReadLocked(index: UInt32, muted: Bool) {
+    guard let stream, pa_stream_get_index(stream) == index, muted != self.muted else { return }
+    if Self.now() < restoreWatchUntil {
+      return applyMuteLocked(self.muted, to: stream) { _ in }
+    }
+    self.muted = muted
+    announceLocked(.muteChanged(muted))
+  }
+
+  /// Sets the stream's mute flag at the server; with no stream, takes it for the next one.
+  public func setMute(_ muted: Bool) -> Future<Bool, PlayerError> {
+    let (future, resolver) = Future<Bool, PlayerError>.pending()
+    locked {
+      guard context != nil, contextReady, let stream, pa_stream_get_state(stream) == PA_STREAM_READY else {
+        self.muted = muted
+        handOff { resolver.resolve(muted) }
+        return
+      }
+      applyMuteLocked(muted, to: stream) { [self] result in
+        let outcome = result.map { muted }
+        handOff {
+          // Set after the command gave up waiting: the flag changed all the same, so it is an event.
+          if !resolver.settle(with: Outcome(outcome)), case .success = outcome { self.report(.muteChanged(muted)) }
+        }
+      }
+    }
+    return future
+  }
+
+  /// Sets the stream's mute flag at the server (lock held); `done` gets the server's answer.
+  func applyMuteLocked(_ muted: Bool, to stream: OpaquePointer, _ done: @escaping (Result<Void, PlayerError>) -> Void) {
+    guard let context else { return done(.failure(.outputLost(detail: "\(serverName): not connected"))) }
+    let index = pa_stream_get_index(stream)
+    issueLocked(
+      "mute",
+      start: { ticket in
+        pa_context_set_sink_input_mute(context, index, muted ? 1 : 0, PulseOperation.contextCallback, ticket)
+      },
+      completion: { [self] ok in
+        guard ok else { return done(.failure(.outputFailed(operation: "mute", detail: lastErrorLocked()))) }
+        self.muted = muted
+        done(.success(()))
+      }, failure: { error in done(.failure(error)) })
   }
 
   static func percent(_ volume: pa_volume_t) -> Int {
@@ -87,8 +136,10 @@ extension PulseOutput {
       completion: { [self] _ in
         guard let volume = reading.volume, self.stream == stream else { return done() }
         volumePercent = Self.percent(volume)
-        guard let explicit = explicitVolume, explicit != volumePercent else { return done() }
-        applyVolumeLocked(explicit, to: stream) { _ in done() }
+        // A muted player's next stream is muted too, before its first audio.
+        let mute = { [self] in muted ? applyMuteLocked(true, to: stream) { _ in done() } : done() }
+        guard let explicit = explicitVolume, explicit != volumePercent else { return mute() }
+        applyVolumeLocked(explicit, to: stream) { _ in mute() }
       }, failure: { _ in done() }, volumeRead: { reading.volume = $0 })
   }
 

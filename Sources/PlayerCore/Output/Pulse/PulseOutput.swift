@@ -116,6 +116,8 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
   var endConfirmed = false
   /// Why the decoder stopped before the end of the track (the file was truncated while playing), if it did.
   var readFailure: PlayerError?
+  /// The mute flag splay asked for (or the server reported): a new stream gets it too.
+  var muted = false
   var volumePercent = 100
   /// The volume asked for by `open` or `setVolume`, which a session manager's restore must not override.
   var explicitVolume: Int?

@@ -66,6 +66,7 @@ public final class SimulatedOutput: AudioOutput {
   private struct State {
     var stream: Stream?
     var volume = 100
+    var muted = false
     /// How each operation is acknowledged, by ``Operation/slot``.
     var policies = [Acknowledgement](repeating: .immediate, count: Operation.allCases.count)
     var oneShots: [Acknowledgement] = []
@@ -225,6 +226,17 @@ public final class SimulatedOutput: AudioOutput {
       return percent
     }
   }
+
+  /// Sets the mute flag, acknowledged as a volume is.
+  public func setMute(_ muted: Bool) -> Future<Bool, PlayerError> {
+    acknowledge(.volume) { s, _ in
+      s.muted = muted
+      return muted
+    }
+  }
+
+  /// Whether the output is muted.
+  public var muted: Bool { state.withLock { $0.muted } }
 
   /// Reports the real state.
   public func status() -> Future<OutputConfirmation, PlayerError> {
