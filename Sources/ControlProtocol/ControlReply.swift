@@ -9,6 +9,8 @@ public enum ControlMessage: Sendable {
   case failure(id: RequestID?, code: String, message: String, error: PlayerError?)
   /// `{"event": "state", "state": {...}}`
   case event(PlayerState)
+  /// `{"id": ID, "ok": true, "queue": {"length": ..., "offset": ..., "paths": [...], "revision": ...}}`
+  case queue(id: RequestID?, page: QueuePage)
 
   /// The message as one line of JSON, with its newline.
   public func line() -> String {
@@ -39,7 +41,7 @@ public enum ControlMessage: Sendable {
         json.field("message", "the state could not be written as JSON: a number in it is not finite")
       }
       switch self {
-      case .success(let id, _, _), .failure(let id, _, _, _): Self.write(id: id, to: &json)
+      case .success(let id, _, _), .failure(let id, _, _, _), .queue(let id, _): Self.write(id: id, to: &json)
       case .event: json.field("event", "state")
       }
       json.field("ok", false)
@@ -68,6 +70,10 @@ public enum ControlMessage: Sendable {
         json.field("event", "state")
         json.key("state")
         try state.write(to: &json)
+      case .queue(let id, let page):
+        Self.write(id: id, to: &json)
+        json.field("ok", true)
+        json.field("queue", object: { json in page.write(members: &json) })
       }
     }
   }

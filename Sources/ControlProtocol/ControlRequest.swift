@@ -20,6 +20,8 @@ public struct ControlRequest: Equatable, Sendable {
     case unsubscribe
     /// Stop the server.
     case quit
+    /// A page of the queue's paths: `count` of them from `offset` (``QueuePage``).
+    case queue(offset: Int, count: Int)
   }
 
   /// The client's identifier for the request, echoed in the reply (any JSON number or string, or absent).
@@ -60,7 +62,9 @@ public struct ControlRequest: Equatable, Sendable {
       case "quit": return .success(ControlRequest(id: id, kind: .quit))
       default: break
       }
-    } else if ["status", "subscribe", "unsubscribe", "quit"].contains(name) {
+    }
+    if name == "queue" { return queueRequest(id: id, args: args ?? []) }
+    if args?.isEmpty == false, ["status", "subscribe", "unsubscribe", "quit"].contains(name) {
       // Without this, `{"command": "status", "args": [1]}` fell through to the player's parser and was called
       // an unknown command.
       return .failure(ControlProtocolError(id: id, code: "bad-arguments", message: "\(name) takes no arguments"))
@@ -81,6 +85,21 @@ public struct ControlRequest: Equatable, Sendable {
 }
 
 extension ControlRequest {
+  /// `queue [OFFSET [COUNT]]`: whole numbers, the count at most ``QueuePage/maximumCount``.
+  static func queueRequest(id: RequestID?, args: [String]) -> Result<ControlRequest, ControlProtocolError> {
+    let usage = "queue takes an offset from 0 and a count from 1 to \(QueuePage.maximumCount) (queue 0 100)"
+    guard args.count <= 2 else {
+      return .failure(ControlProtocolError(id: id, code: "bad-arguments", message: usage))
+    }
+    let numbers = args.map { Int($0) }
+    let offset = numbers.first ?? 0
+    let count = numbers.count > 1 ? numbers[1] : QueuePage.defaultCount
+    guard let offset, let count, offset >= 0, (1...QueuePage.maximumCount).contains(count) else {
+      return .failure(ControlProtocolError(id: id, code: "bad-arguments", message: usage))
+    }
+    return .success(ControlRequest(id: id, kind: .queue(offset: offset, count: count)))
+  }
+
   /// The command's name as `request` compares it: the blanks around it dropped, lowercased.
   ///
   /// Names are ASCII, and for ASCII text this works on bytes: going through Characters (grapheme breaking,

@@ -21,7 +21,8 @@ extension PlayerState {
       if let index { json.field("index", index) }
       json.field("muted", muted)
       try json.field("position") { json in try position.write(members: &json) }
-      json.field("queue", strings: queue)
+      json.field("queueLength", queueLength)
+      json.field("queueRevision", queueRevision)
       json.field("repeat", repeatMode.rawValue)
       json.field("revision", revision)
       json.field("shuffle", shuffle)

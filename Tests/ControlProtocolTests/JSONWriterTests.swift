@@ -117,3 +117,23 @@ import Testing
     #expect(throws: JSONWriterError.self) { try json.field("x", Double.infinity) }
   }
 }
+
+extension JSONWriterTests {
+  /// A queue page is written as Foundation writes its Codable form, under `queue`.
+  @Test func aQueuePageIsWrittenAsFoundationWritesIt() throws {
+    let page = QueuePage(length: 3, offset: 1, paths: ["/a \"b\"/ü.flac", "/c\\d.mp3"], revision: 7)
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    let oracle = String(decoding: try encoder.encode(["queue": page]), as: UTF8.self)
+    #expect(page.jsonText == oracle)
+    let reply = ControlMessage.queue(id: .number(3), page: page).line()
+    let decoded = try JSONDecoder().decode([String: QueuePageOrValue].self, from: Data(reply.utf8))
+    #expect(decoded["queue"]?.page == page)
+  }
+}
+
+/// A member of a reply: the queue page, or anything else (ignored).
+private struct QueuePageOrValue: Decodable {
+  var page: QueuePage?
+  init(from decoder: any Decoder) throws { page = try? QueuePage(from: decoder) }
+}

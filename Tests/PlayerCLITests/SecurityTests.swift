@@ -91,23 +91,33 @@ import Testing
     }
   }
 
-  @Test func theQueueIsLimitedTo10000TracksAndTheLimitChangesNothing() throws {
+  /// 10,001 tracks play (10,000 was the limit once); a state line stays small however long the queue, and the
+  /// `queue` request pages the paths, one revision's.
+  @Test func aQueueBeyondTenThousandTracksIsReadInPages() throws {
     let server = try Server()
     let client = try ControlClient(path: server.path)
     let file = Splay.fixture("media/short-44k-stereo.flac")
-    client.request(["id": 0, "command": "load", "args": Array(repeating: file, count: 500)])
-    for batch in 1..<20 {
+    client.request(["id": 0, "command": "load", "args": Array(repeating: file, count: 501)])
+    for batch in 1..<21 {
       client.request(["id": batch, "command": "enqueue", "args": Array(repeating: file, count: 500)])
     }
-    for _ in 0..<20 { #expect(client.next()?["ok"] as? Bool == true) }
-    client.request(["id": 20, "command": "enqueue", "args": [file]])
-    let refused = try #require(client.next())
-    let error = try #require(refused["error"] as? [String: Any])
-    #expect(error["code"] as? String == "limit-exceeded")
-    #expect(error["message"] as? String == "too many tracks in the queue (the limit is 10000)")
+    for _ in 0..<21 { #expect(client.next()?["ok"] as? Bool == true) }
     client.request(["id": 21, "command": "status"])
-    let state = try #require(client.next()?["state"] as? [String: Any])
-    #expect((state["queue"] as? [Any])?.count == 10_000)
+    let status = try #require(client.next())
+    let state = try #require(status["state"] as? [String: Any])
+    #expect(state["queueLength"] as? Int == 10_501)
+    #expect(state["queue"] == nil, "the paths are not in the state")
+    let line = try JSONSerialization.data(withJSONObject: status)
+    #expect(line.count < 4_096, "one status line stays under 4 KB: \(line.count) bytes")
+    client.request(["id": 22, "command": "queue", "args": [10_499, 100]])
+    let page = try #require(client.next()?["queue"] as? [String: Any])
+    #expect(page["length"] as? Int == 10_501)
+    #expect(page["offset"] as? Int == 10_499)
+    #expect((page["paths"] as? [String])?.count == 2)
+    #expect(page["revision"] as? Int == state["queueRevision"] as? Int)
+    client.request(["id": 23, "command": "queue", "args": [0, 10_001]])
+    let refused = try #require(client.next()?["error"] as? [String: Any])
+    #expect(refused["code"] as? String == "bad-arguments")
   }
 }
 

@@ -18,7 +18,12 @@ import Testing
     #expect(usage.status == 2)
     let status = try Splay.run(["ctl", "--socket", server.path, "status"])
     #expect(status.status == 0)
-    #expect((status.jsonLines.first?["queue"] as? [String])?.count == 1)
+    #expect(status.jsonLines.first?["queueLength"] as? Int == 1)
+    let queue = try Splay.run(["ctl", "--socket", server.path, "queue"])
+    #expect(
+      (queue.jsonLines.first?["queue"] as? [String: Any])?["paths"] as? [String] == [
+        Splay.root + "/fixtures/media/ladder-44k-stereo.flac"
+      ])
   }
 
   @Test func subscribersSeeEveryChangeInOrderAfterTheReply() throws {
@@ -78,7 +83,8 @@ import Testing
       import socket, sys
       s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.listen(1)
       c, _ = s.accept(); c.recv(65536)
-      state = '{"queue":[],"repeat":"off","shuffle":false,"revision":0,"status":"idle","volume":100,'
+      state = '{"queueLength":0,"queueRevision":0,"repeat":"off","shuffle":false,"revision":0,"status":"idle",'
+      state += '"volume":100,'
       state += '"position":{"seconds":0,"confirmedAt":0,"rate":0}}'
       c.sendall(('{"id":1,"ok":true,"state":' + state + '}\n').encode())
       c.sendall(b'{"error":{"code":"limit-exceeded","message":"more than 4 MiB of events unread; closing"},"id":null,"ok":false}\n')

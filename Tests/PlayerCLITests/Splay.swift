@@ -36,6 +36,10 @@ enum Splay {
     }
 
     var statuses: [String] { jsonLines.compactMap { $0["status"] as? String } }
+    /// The paths of the last `{"queue": {...}}` line `play --json` printed (states carry the length only).
+    var queue: [String]? {
+      (jsonLines.last { $0["queue"] != nil }?["queue"] as? [String: Any])?["paths"] as? [String]
+    }
 
     /// Whether `splay play` printed a play of its queue from the start to the end on the real server: `playing`
     /// first when it started before its arguments were parsed (EarlyStart), or `stopped`, `playing` when the

@@ -150,3 +150,31 @@ import Testing
     #expect(json.contains("\"shuffle\":true"))
   }
 }
+
+extension QueueModeTests {
+  /// A collection of any size: a million tracks load, one more is refused with `limit-exceeded`; the queue's
+  /// revision moves with its paths only.
+  @Test func aMillionTracksLoadAndTheRevisionFollowsTheQueue() {
+    let machine = PlayerStateMachine(state: PlayerState(status: .stopped, queue: ["a.flac"], index: 0))
+    let million = Array(repeating: "t.flac", count: PlayerStateMachine.maximumQueueLength)
+    guard case .perform = machine.decide(.load(million)) else {
+      Issue.record("a million tracks are refused")
+      return
+    }
+    #expect(
+      machine.decide(.load(million + ["one.flac"]))
+        == .reject(.limitExceeded(what: "tracks in the queue", limit: 1_000_000)))
+    var moving = machine
+    let before = moving.state.queueRevision
+    guard case .complete(let next?) = moving.decide(.enqueue(["b.flac"])), let published = moving.apply(next) else {
+      Issue.record("enqueue did not complete")
+      return
+    }
+    #expect(published.queueRevision == before + 1)
+    guard case .complete(let repeated?) = moving.decide(.repeatMode(.all)), let same = moving.apply(repeated) else {
+      Issue.record("repeat did not complete")
+      return
+    }
+    #expect(same.queueRevision == before + 1, "not a queue change")
+  }
+}

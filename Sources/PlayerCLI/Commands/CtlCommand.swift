@@ -23,6 +23,7 @@ struct CtlCommand: AsyncParsableCommand {
         next, previous, jump N   (N counts from 1)
         repeat off|all|one, shuffle on|off
         status            print the current state
+        queue [FROM [N]]  print the queue's paths (states carry its length only)
         follow            print every state change until interrupted
         quit              stop the server
         help              print this help
@@ -52,7 +53,7 @@ struct CtlCommand: AsyncParsableCommand {
     let path = try socket ?? SocketPath.defaultPath()
     let follow = name == "follow"
     let requestName = follow ? "subscribe" : name
-    if !["status", "subscribe", "unsubscribe", "quit"].contains(requestName) {
+    if !["status", "subscribe", "unsubscribe", "quit", "queue"].contains(requestName) {
       do {
         _ = try CommandParser.parse(name: command, arguments: arguments)
       } catch {
@@ -61,6 +62,7 @@ struct CtlCommand: AsyncParsableCommand {
     }
     let fd = try SocketPath.connect(path)
     defer { close(fd) }
+    if name == "queue" { return try printQueue(fd: fd, path: path) }
     // The server opens files relative to its own folder: send the paths as this shell sees them.
     let isPathCommand = ["load", "enqueue", "add"].contains(name)
     let cwd = FileManager.default.currentDirectoryPath
@@ -101,6 +103,41 @@ struct CtlCommand: AsyncParsableCommand {
         Console.out(readable ? StatusText.line(state) : state.jsonText)
       }
     }
+  }
+
+  /// `ctl queue [FROM [N]]`: the page asked for, or without arguments every page of one revision; numbered
+  /// from 1 on a terminal, as one `{"queue": {...}}` line otherwise.
+  private func printQueue(fd: Int32, path: String) throws {
+    let reader = LineReader(fd: fd)
+    var offset = arguments.first.flatMap { Int($0) } ?? 0
+    let count = arguments.count > 1 ? arguments[1] : String(QueuePage.maximumCount)
+    var whole: QueuePage?
+    while true {
+      var line = Data(ControlRequestLine(command: "queue", args: [String(offset), count]).line().utf8)
+      line.append(UInt8(ascii: "\n"))
+      if let failure = writeAll(fd, line) {
+        throw CLIError(message: "\(path): cannot send the request (\(failure))", status: .failed)
+      }
+      guard let reply = reader.next(), let answer = ControlReplyLine.decode(reply) else {
+        throw CLIError(message: "\(path): the server closed the connection without a reply", status: .failed)
+      }
+      guard answer.ok == true, let page = answer.queue else {
+        throw CLIError(
+          message: "queue: \(answer.error?.code ?? "error"): \(answer.error?.message ?? "failed")", status: .usage)
+      }
+      if let earlier = whole, earlier.revision != page.revision {
+        // The queue changed between two pages: start again, so that the list is one revision's.
+        (whole, offset) = (nil, 0)
+        continue
+      }
+      if whole == nil { whole = page } else { whole?.paths += page.paths }
+      offset = page.offset + page.paths.count
+      // One page when asked for one; otherwise on to the end.
+      if !arguments.isEmpty || page.paths.isEmpty || offset >= page.length { break }
+    }
+    guard let whole else { return }
+    guard !json && Console.stdoutIsTerminal else { return Console.out(whole.jsonText) }
+    for (number, entry) in whole.paths.enumerated() { Console.out("\(whole.offset + number + 1)  \(entry)") }
   }
 
   /// Writes all of `data`; returns why it could not, or nil. MSG_NOSIGNAL: a server that closed the connection
@@ -167,6 +204,7 @@ private struct ControlReplyLine: Decodable {
   var state: PlayerState?
   var error: ErrorBody?
   var skipped: [String]?
+  var queue: QueuePage?
 
   /// The line decoded, or nil when it is not a reply this version understands.
   static func decode(_ line: Data) -> ControlReplyLine? {

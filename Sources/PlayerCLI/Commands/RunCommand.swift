@@ -72,7 +72,7 @@ struct RunCommand: AsyncParsableCommand {
     if case .failed(let error) = state.status { text += " (\(error.code))" }
     if let track = state.track {
       text += " \(clockTime(state.position.seconds)) / \(clockTime(track.duration))"
-      text += " track \((state.index ?? 0) + 1)/\(state.queue.count) \"\(track.displayTitle)\""
+      text += " track \((state.index ?? 0) + 1)/\(state.queueLength) \"\(track.displayTitle)\""
     }
     return text + " volume \(state.volume)%"
   }

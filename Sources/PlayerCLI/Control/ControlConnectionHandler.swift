@@ -153,6 +153,11 @@ final class ControlConnectionHandler: ChannelDuplexHandler {
       write(.success(id: request.id, state: hub.controller.state), context: context).whenComplete { [hub] _ in
         hub.requestQuit()
       }
+    case .queue(let offset, let count):
+      // The state published last, as the replies before this one left it.
+      write(
+        .queue(id: request.id, page: QueuePage(of: hub.controller.state, offset: offset, count: count)),
+        context: context)
     case .status:
       reply(when: hub.controller.refresh(), id: request.id, context: context)
     case .player(let command):
@@ -264,10 +269,10 @@ final class ControlConnectionHandler: ChannelDuplexHandler {
 }
 
 extension ControlRequest {
-  /// `subscribe`, `unsubscribe` and `quit`: the server answers them itself, without waiting for the player.
+  /// `subscribe`, `unsubscribe`, `quit` and `queue`: the server answers them itself, not the player.
   fileprivate var isAnsweredByTheServer: Bool {
     switch kind {
-    case .subscribe, .unsubscribe, .quit: true
+    case .subscribe, .unsubscribe, .quit, .queue: true
     case .status, .player: false
     }
   }

@@ -18,7 +18,7 @@ enum StatusText {
     let modes = "   repeat: \(state.repeatMode.rawValue)   shuffle: \(state.shuffle ? "on" : "off")"
     lines.append(
       "volume: \(state.volume)%" + (state.muted ? " (muted)" : "") + modes
-        + (state.queue.isEmpty ? "   queue empty" : ""))
+        + (state.queueLength == 0 ? "   queue empty" : ""))
     return lines.joined(separator: "\n")
   }
 
@@ -33,7 +33,7 @@ enum StatusText {
 
   private static func progress(_ state: PlayerState) -> String {
     var text = "[\(state.status.name)]"
-    if let index = state.index { text += " #\(index + 1)/\(state.queue.count)" }
+    if let index = state.index { text += " #\(index + 1)/\(state.queueLength)" }
     if let track = state.track {
       let position = state.position.seconds
       let percent = track.duration > 0 ? Int((position / track.duration * 100).rounded(.down)) : 0

@@ -1,4 +1,5 @@
 import ControlProtocol
+import Futures
 import PlayerCore
 
 /// Where `splay play` shows the confirmed state: a live terminal view or JSON lines.
@@ -13,10 +14,26 @@ protocol PlaybackView: Sendable {
   func report(_ message: String)
 }
 
-/// One JSON object per published state on stdout, and nothing else there.
-struct JSONLinesView: PlaybackView {
+/// One JSON object per published state on stdout, and before a state whose queue changed, the queue's paths as
+/// one `{"queue": {...}}` line; nothing else there.
+final class JSONLinesView: PlaybackView, Sendable {
+  /// The queue revision printed last. Observers run one at a time, in order.
+  private let printedQueue = Lock<UInt64?>(nil)
+
   func begin() {}
-  func show(_ state: PlayerState) { Console.out(state.jsonText) }
+
+  /// The state; before it, when the queue changed, the queue's paths as one `{"queue": {...}}` line (states
+  /// carry its length only, docs/protocol.md).
+  func show(_ state: PlayerState) {
+    let changed = printedQueue.withLock { printed in
+      defer { printed = state.queueRevision }
+      return printed != state.queueRevision && !state.queue.isEmpty
+    }
+    if changed {
+      Console.out(QueuePage(of: state, offset: 0, count: state.queue.count).jsonText)
+    }
+    Console.out(state.jsonText)
+  }
   func end() {}
   func report(_ message: String) { Console.error(message) }
 }

@@ -34,7 +34,7 @@ struct ScreenLayout {
     } else {
       lines += ["(nothing loaded)", "", "", ""]
     }
-    let queue = state.index.map { "track \($0 + 1)/\(state.queue.count)" } ?? "queue empty"
+    let queue = state.index.map { "track \($0 + 1)/\(state.queueLength)" } ?? "queue empty"
     var modes = ""
     if state.repeatMode != .off { modes += "   repeat \(state.repeatMode.rawValue)" }
     if state.shuffle { modes += "   shuffle" }

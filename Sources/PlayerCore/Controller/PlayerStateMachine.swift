@@ -27,7 +27,7 @@ public struct PlayerStateMachine: Sendable {
   }
 
   /// The most tracks a queue holds; `load`/`enqueue` beyond it fail with `limit-exceeded`.
-  public static let maximumQueueLength = 10_000
+  public static let maximumQueueLength = 1_000_000
 
   /// The confirmed state.
   public private(set) var state: PlayerState
@@ -309,8 +309,10 @@ public struct PlayerStateMachine: Sendable {
   /// Consumes `next`, so that setting its revision writes the storage the caller's changes already own
   /// instead of copying it once more.
   mutating func publish(_ next: consuming PlayerState) -> PlayerState? {
+    let queueChanged = next.queue != state.queue
+    if queueChanged { next.queueRevision = state.queueRevision + 1 }
     guard !next.sameContent(as: state) else { return nil }
-    if next.shuffle, !state.shuffle || next.queue != state.queue || playOrder.count != next.queue.count {
+    if next.shuffle, !state.shuffle || queueChanged || playOrder.count != next.queue.count {
       playOrder = Self.shuffledOrder(count: next.queue.count, first: next.index, using: &random)
     }
     next.revision = state.revision + 1

@@ -7,30 +7,55 @@ public enum NaturalOrder {
   }
 
   /// Negative, zero or positive as `a` sorts before, with or after `b`; zero only for equal strings.
+  ///
+  /// Works on the strings' UTF-8 in place: sorting a folder of 200,000 files makes millions of comparisons,
+  /// and splitting and copying the bytes of both names for each was most of the time of expanding it.
   public static func compare(_ a: String, _ b: String) -> Int {
-    let left = a.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
-    let right = b.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
-    for (l, r) in zip(left, right) {
-      let order = compareComponent(Array(l), Array(r))
-      if order != 0 { return order }
-    }
-    if left.count != right.count { return left.count < right.count ? -1 : 1 }
-    // Equal by the natural rules ("a01" and "a1", "A" and "a"): the bytes decide, so the order is total.
-    return a == b ? 0 : (Array(a.utf8).lexicographicallyPrecedes(Array(b.utf8)) ? -1 : 1)
+    var a = a
+    var b = b
+    return a.withUTF8 { x in b.withUTF8 { y in compare(bytes: x, y) } }
   }
 
-  /// Compares one component: runs of digits by value, everything else byte by byte with ASCII case folded
-  /// (other scripts have no case that a file manager folds in a way worth the cost here).
-  static func compareComponent(_ a: [UInt8], _ b: [UInt8]) -> Int {
+  private static let slash = UInt8(ascii: "/")
+
+  private static func compare(bytes a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Int {
     var i = 0
     var j = 0
-    while i < a.count, j < b.count {
+    while true {
+      var endA = i
+      while endA < a.count, a[endA] != slash { endA += 1 }
+      var endB = j
+      while endB < b.count, b[endB] != slash { endB += 1 }
+      let order = compareComponent(a, i..<endA, b, j..<endB)
+      if order != 0 { return order }
+      let lastA = endA == a.count
+      let lastB = endB == b.count
+      // Equal so far: the path with fewer components first.
+      if lastA || lastB {
+        if lastA && lastB { break }
+        return lastA ? -1 : 1
+      }
+      i = endA + 1
+      j = endB + 1
+    }
+    // Equal by the natural rules ("a01" and "a1", "A" and "a"): the bytes decide, so the order is total.
+    return a.elementsEqual(b) ? 0 : (a.lexicographicallyPrecedes(b) ? -1 : 1)
+  }
+
+  /// Compares one component of each: runs of digits by value, everything else byte by byte with ASCII case
+  /// folded (other scripts have no case that a file manager folds in a way worth the cost here).
+  private static func compareComponent(
+    _ a: UnsafeBufferPointer<UInt8>, _ ra: Range<Int>, _ b: UnsafeBufferPointer<UInt8>, _ rb: Range<Int>
+  ) -> Int {
+    var i = ra.lowerBound
+    var j = rb.lowerBound
+    while i < ra.upperBound, j < rb.upperBound {
       if isDigit(a[i]), isDigit(b[j]) {
         let startA = i
         let startB = j
-        while i < a.count, isDigit(a[i]) { i += 1 }
-        while j < b.count, isDigit(b[j]) { j += 1 }
-        let order = compareNumbers(a[startA..<i], b[startB..<j])
+        while i < ra.upperBound, isDigit(a[i]) { i += 1 }
+        while j < rb.upperBound, isDigit(b[j]) { j += 1 }
+        let order = compareNumbers(a, startA..<i, b, startB..<j)
         if order != 0 { return order }
         continue
       }
@@ -40,17 +65,27 @@ public enum NaturalOrder {
       i += 1
       j += 1
     }
-    let restA = a.count - i
-    let restB = b.count - j
+    let restA = ra.upperBound - i
+    let restB = rb.upperBound - j
     return restA == restB ? 0 : (restA < restB ? -1 : 1)
   }
 
   /// Compares digit runs by value without converting them (a run may be longer than any integer type).
-  private static func compareNumbers(_ a: ArraySlice<UInt8>, _ b: ArraySlice<UInt8>) -> Int {
-    let x = a.drop(while: { $0 == UInt8(ascii: "0") })
-    let y = b.drop(while: { $0 == UInt8(ascii: "0") })
-    if x.count != y.count { return x.count < y.count ? -1 : 1 }
-    for (p, q) in zip(x, y) where p != q { return p < q ? -1 : 1 }
+  private static func compareNumbers(
+    _ a: UnsafeBufferPointer<UInt8>, _ ra: Range<Int>, _ b: UnsafeBufferPointer<UInt8>, _ rb: Range<Int>
+  ) -> Int {
+    var i = ra.lowerBound
+    var j = rb.lowerBound
+    while i < ra.upperBound, a[i] == UInt8(ascii: "0") { i += 1 }
+    while j < rb.upperBound, b[j] == UInt8(ascii: "0") { j += 1 }
+    let lengthA = ra.upperBound - i
+    let lengthB = rb.upperBound - j
+    if lengthA != lengthB { return lengthA < lengthB ? -1 : 1 }
+    while i < ra.upperBound {
+      if a[i] != b[j] { return a[i] < b[j] ? -1 : 1 }
+      i += 1
+      j += 1
+    }
     return 0
   }
 

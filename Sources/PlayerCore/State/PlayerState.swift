@@ -14,6 +14,9 @@ public struct PlayerState: Sendable {
     var position: ConfirmedPosition
     var volume: Int
     var queue: [String]
+    /// The length a state read from the control protocol carries instead of the paths; nil for a local state.
+    var queueLength: Int?
+    var queueRevision: UInt64
     var index: Int?
     var revision: UInt64
     var device: String?
@@ -48,6 +51,15 @@ public struct PlayerState: Sendable {
   public var queue: [String] {
     get { fields.value.queue }
     _modify { yield &fields.value.queue }
+  }
+  /// How many tracks the queue holds. A state read from the control protocol carries the length, not the paths
+  /// (its ``queue`` is empty): a state line stays small whatever the queue, and the `queue` request pages them.
+  public var queueLength: Int { fields.value.queueLength ?? fields.value.queue.count }
+  /// Increases whenever the queue's paths change (``PlayerStateMachine`` counts them), so that a client holding
+  /// the paths knows when to read them again.
+  public var queueRevision: UInt64 {
+    get { fields.value.queueRevision }
+    _modify { yield &fields.value.queueRevision }
   }
   /// The zero-based index of the current track in ``queue``, when there is one.
   public var index: Int? {
@@ -86,12 +98,13 @@ public struct PlayerState: Sendable {
   public init(
     status: PlaybackStatus = .idle, track: TrackInfo? = nil, position: ConfirmedPosition = .zero,
     volume: Int = 100, queue: [String] = [], index: Int? = nil, revision: UInt64 = 0, device: String? = nil,
-    repeatMode: RepeatMode = .off, shuffle: Bool = false, muted: Bool = false
+    repeatMode: RepeatMode = .off, shuffle: Bool = false, muted: Bool = false, queueRevision: UInt64 = 0
   ) {
     fields = CopyOnWrite(
       Fields(
-        status: status, track: track, position: position, volume: volume, queue: queue, index: index,
-        revision: revision, device: device, repeatMode: repeatMode, shuffle: shuffle, muted: muted))
+        status: status, track: track, position: position, volume: volume, queue: queue, queueLength: nil,
+        queueRevision: queueRevision, index: index, revision: revision, device: device, repeatMode: repeatMode,
+        shuffle: shuffle, muted: muted))
   }
 
   /// The state before anything was loaded.
@@ -111,6 +124,7 @@ public struct PlayerState: Sendable {
       : mine.position == theirs.position
     return position && mine.status == theirs.status && mine.volume == theirs.volume && mine.index == theirs.index
       && mine.device == theirs.device && mine.track == theirs.track && mine.queue == theirs.queue
+      && mine.queueLength == theirs.queueLength && mine.queueRevision == theirs.queueRevision
       && mine.repeatMode == theirs.repeatMode && mine.shuffle == theirs.shuffle && mine.muted == theirs.muted
   }
 }
@@ -120,12 +134,13 @@ extension PlayerState: Hashable {}
 
 extension PlayerState: Codable {
   private enum CodingKeys: String, CodingKey {
-    case status, error, track, position, volume, queue, index, revision, device
+    case status, error, track, position, volume, queueLength, queueRevision, index, revision, device
     case repeatMode = "repeat"
     case shuffle, muted
   }
 
-  /// Encodes the state as the JSON documented in docs/protocol.md: `status` is a name, a failure adds `error`.
+  /// Encodes the state as the JSON documented in docs/protocol.md: `status` is a name, a failure adds `error`,
+  /// and the queue is its length and revision (the paths are read with the protocol's `queue` request).
   public func encode(to encoder: any Encoder) throws {
     var c = encoder.container(keyedBy: CodingKeys.self)
     try c.encode(status.name, forKey: .status)
@@ -133,7 +148,8 @@ extension PlayerState: Codable {
     try c.encodeIfPresent(track, forKey: .track)
     try c.encode(position, forKey: .position)
     try c.encode(volume, forKey: .volume)
-    try c.encode(queue, forKey: .queue)
+    try c.encode(queueLength, forKey: .queueLength)
+    try c.encode(queueRevision, forKey: .queueRevision)
     try c.encodeIfPresent(index, forKey: .index)
     try c.encode(revision, forKey: .revision)
     try c.encodeIfPresent(device, forKey: .device)
@@ -162,13 +178,14 @@ extension PlayerState: Codable {
       track: try c.decodeIfPresent(TrackInfo.self, forKey: .track),
       position: try c.decode(ConfirmedPosition.self, forKey: .position),
       volume: try c.decode(Int.self, forKey: .volume),
-      queue: try c.decode([String].self, forKey: .queue),
       index: try c.decodeIfPresent(Int.self, forKey: .index),
       revision: try c.decode(UInt64.self, forKey: .revision),
       device: try c.decodeIfPresent(String.self, forKey: .device),
       repeatMode: try c.decodeIfPresent(RepeatMode.self, forKey: .repeatMode) ?? .off,
       shuffle: try c.decodeIfPresent(Bool.self, forKey: .shuffle) ?? false,
-      muted: try c.decodeIfPresent(Bool.self, forKey: .muted) ?? false)
+      muted: try c.decodeIfPresent(Bool.self, forKey: .muted) ?? false,
+      queueRevision: try c.decode(UInt64.self, forKey: .queueRevision))
+    fields.value.queueLength = try c.decode(Int.self, forKey: .queueLength)
   }
 }
 

@@ -1,0 +1,54 @@
+import PlayerCore
+
+/// A page of the queue's paths, as the `queue` request answers it (docs/protocol.md): states carry the queue's
+/// length and revision only, so that a state line stays small however long the queue is.
+///
+/// ```json
+/// {"id": 3, "ok": true, "queue": {"length": 200000, "offset": 0, "paths": ["/music/a.flac", ...], "revision": 4}}
+/// ```
+public struct QueuePage: Equatable, Sendable, Codable {
+  /// How many paths one request may ask for.
+  public static let maximumCount = 10_000
+  /// The number of paths a request without a count gets.
+  public static let defaultCount = 1_000
+
+  /// The queue's length.
+  public var length: Int
+  /// The index of the first path of the page (0-based, as `jump` counts on the wire minus one).
+  public var offset: Int
+  /// The paths from `offset` on, at most the count asked for.
+  public var paths: [String]
+  /// The queue's revision (``PlayerState/queueRevision``): pages of one revision belong together.
+  public var revision: UInt64
+
+  /// Creates a page.
+  public init(length: Int, offset: Int, paths: [String], revision: UInt64) {
+    self.length = length
+    self.offset = offset
+    self.paths = paths
+    self.revision = revision
+  }
+
+  /// The page of `state`'s queue from `offset`, at most `count` paths (none past the end).
+  public init(of state: PlayerState, offset: Int, count: Int) {
+    let queue = state.queue
+    let start = min(max(offset, 0), queue.count)
+    let end = min(start + max(count, 0), queue.count)
+    self.init(length: queue.count, offset: start, paths: Array(queue[start..<end]), revision: state.queueRevision)
+  }
+
+  /// The page as one line of compact JSON with sorted keys, without a newline: `{"queue": {...}}`, which
+  /// `splay play --json` prints whenever the queue changes.
+  public var jsonText: String {
+    var json = JSONWriter()
+    json.object { json in json.field("queue", object: { json in write(members: &json) }) }
+    return json.text
+  }
+
+  func write(members json: inout JSONWriter) {
+    json.field("length", length)
+    json.field("offset", offset)
+    json.field("paths", strings: paths)
+    json.field("revision", revision)
+  }
+}
