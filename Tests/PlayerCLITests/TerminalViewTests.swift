@@ -54,15 +54,9 @@ struct TerminalViewTests {
   @Test func theClockHoldsWhileAFrozenServerLeavesAPauseUnconfirmed() async throws {
     try await ExclusiveSink.run {
       let session = "splay-frozen-\(getpid())"
-      try Tmux.run([
-        "new-session", "-d", "-s", session, "-x", "100", "-y", "20", "-e",
-        "PULSE_SERVER=\(PulseEnvironment.server ?? "")",
-        "\(Splay.binary) play --deadline 1 \(Splay.fixture("media/sweep-30s.flac")); sleep 30",
-      ])
+      try Self.playTheSweep(in: session, columns: 100, deadline: 1)
       defer { Tmux.end(session) }
-      _ = try Tmux.waitForScreen(session) { $0.contains("splay — playing") && $0.contains(" 0:01 / 0:30") }
-      let found = try PulseEnvironment.run(Splay.root + "/scripts/pulse-sandbox", ["pid"])
-      let server = try #require(pid_t(found.stdout.trimmingCharacters(in: .whitespacesAndNewlines)))
+      let server = try Self.sandboxPID()
       kill(server, SIGSTOP)
       var continued = false
       defer { if !continued { kill(server, SIGCONT) } }
@@ -125,15 +119,9 @@ struct TerminalViewTests {
   @Test func everyCommandInFlightShowsUntilItSettles() async throws {
     try await ExclusiveSink.run {
       let session = "splay-two-keys-\(getpid())"
-      try Tmux.run([
-        "new-session", "-d", "-s", session, "-x", "120", "-y", "20", "-e",
-        "PULSE_SERVER=\(PulseEnvironment.server ?? "")",
-        "\(Splay.binary) play --deadline 5 \(Splay.fixture("media/sweep-30s.flac")); sleep 30",
-      ])
+      try Self.playTheSweep(in: session, columns: 120, deadline: 5)
       defer { Tmux.end(session) }
-      _ = try Tmux.waitForScreen(session) { $0.contains("splay — playing") && $0.contains(" 0:01 / 0:30") }
-      let found = try PulseEnvironment.run(Splay.root + "/scripts/pulse-sandbox", ["pid"])
-      let server = try #require(pid_t(found.stdout.trimmingCharacters(in: .whitespacesAndNewlines)))
+      let server = try Self.sandboxPID()
       kill(server, SIGSTOP)
       var continued = false
       defer { if !continued { kill(server, SIGCONT) } }
@@ -147,6 +135,22 @@ struct TerminalViewTests {
       let paused = try Tmux.waitForScreen(session) { $0.contains("splay — paused") && !$0.contains("…") }
       #expect(Self.clock(in: paused).hasPrefix("0:0"), "\(paused)")
     }
+  }
+
+  /// Starts `splay play` on the 30 s sweep in a new tmux session and waits until its clock shows 0:01.
+  private static func playTheSweep(in session: String, columns: Int, deadline: Int) throws {
+    try Tmux.run([
+      "new-session", "-d", "-s", session, "-x", "\(columns)", "-y", "20", "-e",
+      "PULSE_SERVER=\(PulseEnvironment.server ?? "")",
+      "\(Splay.binary) play --deadline \(deadline) \(Splay.fixture("media/sweep-30s.flac")); sleep 30",
+    ])
+    _ = try Tmux.waitForScreen(session) { $0.contains("splay — playing") && $0.contains(" 0:01 / 0:30") }
+  }
+
+  /// The private server's process, to freeze (SIGSTOP) and thaw.
+  private static func sandboxPID() throws -> pid_t {
+    let found = try PulseEnvironment.run(Splay.root + "/scripts/pulse-sandbox", ["pid"])
+    return try #require(pid_t(found.stdout.trimmingCharacters(in: .whitespacesAndNewlines)))
   }
 
   /// At 80 columns a file that could not be played, deep in a long folder, still shows its name and the reason:

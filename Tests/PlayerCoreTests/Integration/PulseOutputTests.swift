@@ -10,11 +10,7 @@ struct PulseOutputTests {
   let controller = PlayerController(output: PulseOutput())
 
   private func settle(_ future: Future<PlayerState, PlayerError>) async throws -> PlayerState {
-    switch await future.settled {
-    case .success(let state): return state
-    case .failure(let error): throw error
-    case .cancelled: throw PlayerError.cancelled
-    }
+    try await confirmed(future)
   }
 
   /// Loads `paths` at full volume: on PipeWire, WirePlumber gives a new stream the volume that an earlier test
@@ -485,4 +481,13 @@ func published(
 ) async -> PlayerState? {
   let result = await RealTimeline().wait(until: condition, timeout: seconds, controller: controller)
   return result.held ? result.state : nil
+}
+
+/// The state `future` confirms, or its error thrown (cancellation as `PlayerError.cancelled`).
+func confirmed(_ future: Future<PlayerState, PlayerError>) async throws -> PlayerState {
+  switch await future.settled {
+  case .success(let state): return state
+  case .failure(let error): throw error
+  case .cancelled: throw PlayerError.cancelled
+  }
 }

@@ -10,14 +10,6 @@ import Testing
 struct PulseSeekEndTests {
   let controller = PlayerController(output: PulseOutput())
 
-  private func settle(_ future: Future<PlayerState, PlayerError>) async throws -> PlayerState {
-    switch await future.settled {
-    case .success(let state): return state
-    case .failure(let error): throw error
-    case .cancelled: throw PlayerError.cancelled
-    }
-  }
-
   /// A paused seek past the end stays paused at the end of that track (README: a seek beyond the end clamps to
   /// the end), however long it waits there, and `play` then moves to the next track from its first frame.
   @Test(arguments: [
@@ -26,12 +18,12 @@ struct PulseSeekEndTests {
   func pausedSeekPastTheEndStaysAtTheEnd(name: String) async throws {
     try await ExclusiveSink.run {
       let first = Fixtures.media(name)
-      _ = try await settle(controller.load([first, Fixtures.shortFLAC]))
-      _ = try await settle(controller.setVolume(100))
-      _ = try await settle(controller.play())
+      _ = try await confirmed(controller.load([first, Fixtures.shortFLAC]))
+      _ = try await confirmed(controller.setVolume(100))
+      _ = try await confirmed(controller.play())
       try await Task.sleep(for: .milliseconds(600))
-      _ = try await settle(controller.pause())
-      let sought = try await settle(controller.seek(to: 90))
+      _ = try await confirmed(controller.pause())
+      let sought = try await confirmed(controller.seek(to: 90))
       let duration = try #require(sought.track?.duration)
       #expect(sought.index == 0, "the seek was for the first track")
       #expect(sought.status == .paused)
@@ -39,14 +31,14 @@ struct PulseSeekEndTests {
       // Time for a gapless offer of the next track, and for a clock that would move: nothing changes.
       let recorder = try MonitorRecorder()
       try await Task.sleep(for: .milliseconds(700))
-      let held = try await settle(controller.refresh())
+      let held = try await confirmed(controller.refresh())
       #expect(held.index == 0, "still the first track while paused at its end")
       #expect(held.status == .paused)
       #expect(abs(held.position.seconds - duration) < 0.001, "still at the end, not \(held.position.seconds)")
       let silence = recorder.snapshot()
       #expect(silence.firstAudibleFrame() == nil, "nothing plays while paused at the end")
       // Play: the first track has nothing left, so the second one plays from its first frame.
-      _ = try await settle(controller.play())
+      _ = try await confirmed(controller.play())
       let moved = await published(by: controller, within: 5) { $0.index == 1 && $0.status == .playing }
       #expect(moved != nil, "play at the end moves on to the next track")
       try await Task.sleep(for: .milliseconds(500))
@@ -66,16 +58,16 @@ struct PulseSeekEndTests {
   /// A paused seek to exactly the end is the same as one past it.
   @Test func pausedSeekToTheExactEndStaysAtTheEnd() async throws {
     try await ExclusiveSink.run {
-      _ = try await settle(controller.load([Fixtures.stereoFLAC, Fixtures.shortFLAC]))
-      _ = try await settle(controller.play())
+      _ = try await confirmed(controller.load([Fixtures.stereoFLAC, Fixtures.shortFLAC]))
+      _ = try await confirmed(controller.play())
       try await Task.sleep(for: .milliseconds(300))
-      _ = try await settle(controller.pause())
-      let sought = try await settle(controller.seek(to: 3.0))
+      _ = try await confirmed(controller.pause())
+      let sought = try await confirmed(controller.seek(to: 3.0))
       #expect(sought.index == 0)
       #expect(sought.status == .paused)
       #expect(abs(sought.position.seconds - 3.0) < 0.001)
       try await Task.sleep(for: .milliseconds(500))
-      let held = try await settle(controller.refresh())
+      let held = try await confirmed(controller.refresh())
       #expect(held.index == 0 && held.status == .paused && abs(held.position.seconds - 3.0) < 0.001)
     }
   }
@@ -83,10 +75,10 @@ struct PulseSeekEndTests {
   /// Playing, a seek past the end ends the track there: the state moves on to the next track, playing.
   @Test func playingSeekPastTheEndMovesOn() async throws {
     try await ExclusiveSink.run {
-      _ = try await settle(controller.load([Fixtures.stereoFLAC, Fixtures.shortFLAC]))
-      _ = try await settle(controller.play())
+      _ = try await confirmed(controller.load([Fixtures.stereoFLAC, Fixtures.shortFLAC]))
+      _ = try await confirmed(controller.play())
       try await Task.sleep(for: .milliseconds(300))
-      let sought = try await settle(controller.seek(to: 90))
+      let sought = try await confirmed(controller.seek(to: 90))
       #expect(sought.index == 1 || abs(sought.position.seconds - 3.0) < 0.001, "the end, or already the next track")
       let moved = await published(by: controller, within: 5) { $0.index == 1 && $0.status == .playing }
       #expect(moved != nil)
@@ -100,19 +92,19 @@ struct PulseSeekEndTests {
   func aSeekTheDecoderRefusesFailsAndLeavesTheAudioWhereItWas(playing: Bool) async throws {
     try await ExclusiveSink.run {
       let controller = PlayerController(output: PulseOutput(), decoders: SeekLimitedDecoderFactory(limit: 1))
-      _ = try await settle(controller.load([Fixtures.stereoFLAC]))
-      _ = try await settle(controller.setVolume(100))
-      _ = try await settle(controller.play())
+      _ = try await confirmed(controller.load([Fixtures.stereoFLAC]))
+      _ = try await confirmed(controller.setVolume(100))
+      _ = try await confirmed(controller.play())
       try await Task.sleep(for: .milliseconds(600))
-      if !playing { _ = try await settle(controller.pause()) }
+      if !playing { _ = try await confirmed(controller.pause()) }
       let before = controller.state
-      await #expect(throws: PlayerError.self) { try await settle(controller.seek(to: 2.5)) }
-      let after = try await settle(controller.refresh())
+      await #expect(throws: PlayerError.self) { try await confirmed(controller.seek(to: 2.5)) }
+      let after = try await confirmed(controller.refresh())
       #expect(after.status == (playing ? .playing : .paused), "the status is as it was")
       let expected = before.position.estimated(at: MonitorRecorder.now())
       #expect(abs(after.position.estimated(at: MonitorRecorder.now()) - expected) < 0.15, "the position is as it was")
       let recorder = try MonitorRecorder()
-      if !playing { _ = try await settle(controller.play()) }
+      if !playing { _ = try await confirmed(controller.play()) }
       let heard = controller.state.position.seconds
       try await Task.sleep(for: .milliseconds(300))
       let recording = recorder.stop()
