@@ -38,12 +38,6 @@ struct Splay: AsyncParsableCommand {
 enum Main {
   static func main() async {
     let status: ExitStatus
-    // A parent may have started splay with these blocked (a thread's mask is inherited): they would then never
-    // reach the handlers that end `play`, `run` and `serve`. Before any thread starts, so every thread has it.
-    var handled = sigset_t()
-    sigemptyset(&handled)
-    for number in [SIGINT, SIGTERM, SIGHUP, SIGWINCH, SIGTSTP, SIGCONT] { sigaddset(&handled, number) }
-    pthread_sigmask(SIG_UNBLOCK, &handled, nil)
     // Before parsing, which takes as long as connecting and opening the first file it overlaps with.
     EarlyStart.begin(arguments: CommandLine.arguments)
     do {

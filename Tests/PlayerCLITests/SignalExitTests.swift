@@ -3,8 +3,9 @@ import Foundation
 import Testing
 
 /// How `splay` ends on a signal: `serve` quits cleanly (exit 0) at once, `play` and `run` exit with the
-/// documented 128 + the signal's number. The children are spawned from a test thread, whose signal mask may block
-/// SIGTERM: a process inherits that mask, and one that did not unblock the signals it handles never saw them.
+/// documented 128 + the signal's number. (splay's handlers are dispatch sources, which read the signals through a
+/// signalfd: a signal must stay blocked in every thread, as the main thread's dispatch_main keeps it, or a thread
+/// that does not block it lets the kernel discard it under SIG_IGN. Unblocking them at start lost SIGTERMs.)
 @Suite struct SignalExitTests {
   /// Idle, and playing on the real server with MPRIS on a private bus: a SIGTERM ends `serve` with 0 well within
   /// a second (1.4–1.9 s were seen; ChildProcess would kill it after 5).

@@ -78,7 +78,7 @@ import Testing
     } catch {
       #expect(
         error.description
-          == "crlf.splay:2:1: unknown command 'dance' (expected one of: load, enqueue, play, pause, toggle, stop, seek, volume, next, previous, jump, repeat, shuffle, wait, expect)"
+          == "crlf.splay:2:1: unknown command 'dance' (expected one of: load, enqueue, play, pause, toggle, stop, seek, volume, mute, next, previous, jump, repeat, shuffle, wait, expect)"
       )
     }
   }
