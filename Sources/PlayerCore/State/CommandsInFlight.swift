@@ -2,7 +2,7 @@
 /// that command settles, and a clock held still from the first one's sending until a state confirmed after the
 /// last one settled (until then the server may not be playing where the estimate runs, and the clock must not
 /// run past what it confirmed). A value with no clock of its own: the view passes the time in.
-public struct CommandsInFlight: Sendable, Equatable {
+public struct CommandsInFlight: Sendable {
   /// One command in flight.
   public struct Command: Sendable, Equatable {
     /// Its number, from ``sent(_:state:at:)``.
@@ -62,10 +62,5 @@ public struct CommandsInFlight: Sendable, Equatable {
       return
     }
     held = (state.position.estimated(at: now, limit: track.duration), state.revision)
-  }
-
-  public static func == (a: CommandsInFlight, b: CommandsInFlight) -> Bool {
-    a.commands == b.commands && a.held?.position == b.held?.position && a.held?.revision == b.held?.revision
-      && a.nextID == b.nextID
   }
 }

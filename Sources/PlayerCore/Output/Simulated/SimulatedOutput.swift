@@ -11,49 +11,6 @@ import Synchronization
 /// the stream playing until ``releaseHeld()``. A dropped acknowledgement means the operation took effect but the
 /// answer never came, the worst case for honesty; the controller's deadline and re-read handle it.
 public final class SimulatedOutput: AudioOutput {
-  /// The operations whose acknowledgements can be controlled.
-  public enum Operation: String, CaseIterable, Sendable {
-    case open, start, pause, seek, stop, volume, status, close
-
-    /// The operation's place in the table of acknowledgements.
-    var slot: Int {
-      switch self {
-      case .open: 0
-      case .start: 1
-      case .pause: 2
-      case .seek: 3
-      case .stop: 4
-      case .volume: 5
-      case .status: 6
-      case .close: 7
-      }
-    }
-  }
-
-  /// How the output acknowledges an operation.
-  public enum Acknowledgement: Equatable, Sendable {
-    /// At once, in the call.
-    case immediate
-    /// After this much virtual time.
-    case after(Duration)
-    /// Not until ``SimulatedOutput/releaseHeld()``.
-    case hold
-    /// Refused with this error; nothing changes.
-    case fail(PlayerError)
-    /// Done, but never answered.
-    case drop
-  }
-
-  /// A run of consecutive frames of one track that reached the (virtual) speakers.
-  public struct PlayedSegment: Equatable, Sendable {
-    /// The track's path.
-    public var path: String
-    /// First frame played.
-    public var startFrame: Int64
-    /// One past the last frame played.
-    public var endFrame: Int64
-  }
-
   private struct Stream {
     var number: UInt64
     var decoder: any AudioDecoder
