@@ -1,48 +1,123 @@
-"""A music collection in the audio bench: the time from spawn to first audio of a 10,000-file folder tree.
+"""A music collection in the audio bench: a 200,000-file folder tree, played and served.
 
-The tree is 100 folders of 100 files, each a hard link to one short FLAC (no disk space, and the page cache
-holds it, as it would a collection read a moment before). splay walks the tree, sorts it naturally and
-checks each file's first bytes before the first track plays; mpv, given the same folder, is the peer.
+The tree is 2,000 folders of 100 files, each a hard link to one of a few copies of a short FLAC (no disk space;
+ext4 allows 65,000 links to one file; the page cache holds the tree, as it would a collection read a moment
+before). Three figures against issue 32's targets: the time from spawn to first audio of `splay play DIR` (which
+walks the tree, sorts it naturally and reads each file's first bytes before the first track plays; mpv, given
+the same folder, is the peer), the peak RSS of that process, and the size of one `ctl status` with the whole
+tree in the queue of `splay serve`.
 """
 
+import json
 import os
+import shutil
+import socket
+import subprocess
+import time
 from pathlib import Path
 
 from benchsupport import step
 
-FOLDERS = 100
+FOLDERS = 2_000
 FILES_PER_FOLDER = 100
+FILES = FOLDERS * FILES_PER_FOLDER
+LINKS_PER_SOURCE = 60_000  # under ext4's 65,000 links per inode
 
 
 def make_tree(directory, source):
-    """Builds the tree under `directory` from hard links to `source`; returns its root."""
+    """Builds the tree under `directory` from hard links to copies of `source`; returns its root."""
     root = Path(directory) / "Collection"
+    sources = []
+    made = 0
     for folder in range(1, FOLDERS + 1):
-        album = root / f"Artist {folder % 17}" / f"Album {folder}"
+        album = root / f"Artist {folder % 97}" / f"Album {folder}"
         album.mkdir(parents=True)
         for track in range(1, FILES_PER_FOLDER + 1):
-            os.link(source, album / f"{track} - Track {track}.flac")
+            if made % LINKS_PER_SOURCE == 0:
+                sources.append(Path(directory) / f"source-{len(sources)}.flac")
+                shutil.copyfile(source, sources[-1])
+            os.link(sources[-1], album / f"{track} - Track {track}.flac")
+            made += 1
     return root
 
 
-def measure_collection(rounds, directory, source, contenders, first_audio, monitor):
-    """Spawns each contender on the tree `rounds` times, round-robin; returns {name: [ms to first audio]}."""
+def peak_rss_mb(command, seconds, high_water_mark, stop_process):
+    """The peak RSS (VmHWM, MB) of `command` over its first `seconds`, read every 10 ms."""
+    process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL)
+    peak = 0
+    deadline = time.monotonic() + seconds
+    try:
+        while time.monotonic() < deadline and process.poll() is None:
+            peak = max(peak, high_water_mark(process.pid))
+            time.sleep(0.01)
+    finally:
+        stop_process(process)
+    return peak / 1024
+
+
+def status_bytes(splay, root, directory, stop_process):
+    """The bytes of one `splay ctl status --json` while `splay serve` holds the whole tree in its queue."""
+    path = Path(directory) / "collection.sock"
+    server = subprocess.Popen([splay, "serve", "--no-mpris", "--socket", str(path)], stdin=subprocess.DEVNULL,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 10
+        while True:
+            try:
+                with socket.socket(socket.AF_UNIX) as probe:
+                    probe.connect(str(path))
+                break
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise SystemExit("splay serve did not open its socket in 10 s")
+                time.sleep(0.02)
+        ctl = [splay, "ctl", "--socket", str(path)]
+        subprocess.run(ctl + ["load", str(root)], check=True, stdout=subprocess.DEVNULL)
+        status = subprocess.run(ctl + ["status", "--json"], check=True, capture_output=True).stdout
+        if json.loads(status).get("queueLength") != FILES:
+            raise SystemExit(f"splay serve did not load the {FILES:,} tracks: {status[:200]}")
+        return len(status)
+    finally:
+        stop_process(server)
+
+
+def measure_collection(rounds, directory, source, contenders, first_audio, monitor, high_water_mark,
+                       stop_process):
+    """Spawns each contender on the tree `rounds` times, round-robin; then splay's RSS and status size.
+
+    Returns {"first_audio": {name: [ms]}, "rss": {name: MB}, "status_bytes": int}."""
+    step(f"building a {FILES:,}-file folder tree")
     root = make_tree(directory, source)
-    step(f"first audio of a {FOLDERS * FILES_PER_FOLDER}-file folder tree: {rounds} spawns per player")
+    step(f"first audio of the {FILES:,}-file tree: {rounds} spawns per player")
     figures = {name: [] for name in contenders}
     for _ in range(rounds):
         for name, command in contenders.items():
             figures[name].append(first_audio(monitor, command + [str(root)]))
-    return figures
+    step("peak RSS over the first 3 s of each player on the tree, and one ctl status with it queued")
+    rss = {name: peak_rss_mb(command + [str(root)], 3, high_water_mark, stop_process)
+           for name, command in contenders.items()}
+    status = status_bytes(contenders["splay"][0], root, directory, stop_process)
+    return {"first_audio": figures, "rss": rss, "status_bytes": status}
 
 
-def collection_rows(figures, percentile, ms, verdict):
-    """The table row: splay's median beside mpv's, against the issue's target of 1 s."""
+def collection_rows(results, percentile, ms, verdict):
+    """The table rows: splay beside mpv, against issue 32's targets (1 s, 60 MB, 4 KB)."""
+    figures = results["first_audio"]
     medians = {name: percentile(values, 0.5) for name, values in figures.items()}
     missing = {name: sum(v is None for v in values) for name, values in figures.items()}
     peers = "; ".join(f"`{name}` {ms(value)}" + (f" ({missing[name]} without audio)" if missing[name] else "")
                       for name, value in medians.items() if name != "splay")
     splay = medians["splay"]
     met = splay is not None and splay <= 1000
-    return [[f"First audio of a {FOLDERS * FILES_PER_FOLDER:,}-file folder tree (median from spawn)", ms(splay),
-             peers, "≤ 1 s", verdict(met, f"{ms(splay)} > 1 s")]]
+    rss = results["rss"]
+    rss_peers = "; ".join(f"`{name}` {value:.1f} MB" for name, value in rss.items() if name != "splay")
+    status = results["status_bytes"]
+    return [
+        [f"First audio of a {FILES:,}-file folder tree (median from spawn)", ms(splay), peers, "≤ 1 s",
+         verdict(met, f"{ms(splay)} > 1 s")],
+        [f"Peak RSS playing the {FILES:,}-file tree (first 3 s)", f"{rss['splay']:.1f} MB", rss_peers, "≤ 60 MB",
+         verdict(rss["splay"] <= 60, f"{rss['splay']:.1f} MB > 60 MB")],
+        [f"One `ctl status --json` with {FILES:,} tracks queued", f"{status:,} bytes", "—", "≤ 4 KB",
+         verdict(status <= 4096, f"{status:,} bytes > 4 KB")],
+    ]

@@ -124,7 +124,8 @@ def main():
         try:
             collection = measure_collection(
                 plan["collection"], directory, MEDIA / "short-44k-stereo.flac",
-                {"splay": [str(SPLAY), "play", "--json"], "mpv": MPV}, first_audio, monitor)
+                {"splay": [str(SPLAY), "play", "--json"], "mpv": MPV}, first_audio, monitor, high_water_mark,
+                stop_process)
         finally:
             monitor.stop()
         results = {
@@ -960,9 +961,11 @@ runtime and libstdc++ linked in, cross-module optimization).
 - First audio: {first} spawns per player and format, round-robin, each after 100 ms of silence; from the clock
   read just before `Popen` (fork and exec included) to the first non-silent frame; the player is then ended.
   splay runs `splay play --json FILE`; the files are the 30 s sweeps.
-- Folder tree: 100 folders of 100 hard links to `short-44k-stereo.flac` (10,000 files, in the page cache);
-  from spawn to the first non-silent frame of `splay play --json DIR` (which walks the tree, sorts it
-  naturally and reads each file's first bytes before the first track plays) and of mpv given the folder.
+- Folder tree: 2,000 folders of 100 hard links to copies of `short-44k-stereo.flac` (200,000 files, in the page
+  cache); from spawn to the first non-silent frame of `splay play --json DIR` (which walks the tree, sorts it
+  naturally and reads each file's first bytes, on every core, before the first track plays) and of mpv given the
+  folder. Peak RSS: VmHWM read every 10 ms over each player's first 3 s on the tree. Status: the bytes of one
+  `splay ctl status --json` while `splay serve --no-mpris` holds the whole tree in its queue.
 - CPU and peak RSS: each player plays each file to the end once, one at a time ({files}; the M4A is the
   FLAC sweep encoded by ffmpeg's AAC encoder at 192 kb/s for this run, played by splay's AAC decoder, FAAD2). CPU is
   user + system time from `os.wait4`'s rusage; peak RSS is the player's `VmHWM` (/proc/PID/status), read every

@@ -96,14 +96,26 @@ struct JSONWriter {
     try object(body)
   }
 
-  mutating func field(_ key: StaticString, strings: [String]) {
+  /// Writes `"key": [...]`; `afterEach` runs after each element (to hand on what is written so far).
+  mutating func field(
+    _ key: StaticString, strings: some Collection<String>, afterEach: (inout JSONWriter) -> Void = { _ in }
+  ) {
     self.key(key)
     append("[")
-    for (index, element) in strings.enumerated() {
-      if index > 0 { append(",") }
+    var separator = false
+    for element in strings {
+      if separator { append(",") }
+      separator = true
       string(element)
+      afterEach(&self)
     }
     append("]")
+  }
+
+  /// The bytes written so far, leaving the writer empty in the same place in the text.
+  mutating func take() -> [UInt8] {
+    defer { bytes.removeAll(keepingCapacity: true) }
+    return bytes
   }
 
   /// A quoted string with what JSON requires escaped (quote, backslash, control characters) and nothing

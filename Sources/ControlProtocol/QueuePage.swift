@@ -45,6 +45,26 @@ public struct QueuePage: Equatable, Sendable, Codable {
     return json.text
   }
 
+  /// Writes the whole queue of `state` as the line that `jsonText` of its full page is, newline included,
+  /// handing `write` pieces of about `pieceSize` bytes: 200,000 paths are 12 MB of JSON, and held as one
+  /// string beside the queue itself they doubled `splay play`'s peak memory.
+  public static func writeLine(of state: PlayerState, pieceSize: Int = 1 << 16, to write: ([UInt8]) -> Void) {
+    let queue = state.queue
+    var json = JSONWriter()
+    json.object { json in
+      json.field("queue") { json in
+        json.field("length", queue.count)
+        json.field("offset", 0)
+        json.field("paths", strings: queue) { json in
+          if json.bytes.count >= pieceSize { write(json.take()) }
+        }
+        json.field("revision", state.queueRevision)
+      }
+    }
+    json.newline()
+    write(json.take())
+  }
+
   func write(members json: inout JSONWriter) {
     json.field("length", length)
     json.field("offset", offset)

@@ -137,3 +137,19 @@ private struct QueuePageOrValue: Decodable {
   var page: QueuePage?
   init(from decoder: any Decoder) throws { page = try? QueuePage(from: decoder) }
 }
+
+extension JSONWriterTests {
+  /// `play --json`'s queue line, written in pieces, is the full page's line: same bytes, pieces near the
+  /// size asked for, so that a long queue is never one string in memory.
+  @Test func theQueueLineInPiecesIsTheFullPagesLine() {
+    var state = PlayerState()
+    state.queue = (1...500).map { "/music/\($0) \"x\"\\y ü.flac" }
+    state.queueRevision = 9
+    var pieces: [[UInt8]] = []
+    QueuePage.writeLine(of: state, pieceSize: 1_000) { pieces.append($0) }
+    let whole = QueuePage(of: state, offset: 0, count: state.queue.count).jsonText + "\n"
+    #expect(String(decoding: pieces.joined(), as: UTF8.self) == whole)
+    #expect(pieces.count > 10)
+    #expect(pieces.allSatisfy { $0.count < 1_100 })
+  }
+}

@@ -88,19 +88,21 @@ struct PlayCommand: AsyncParsableCommand {
     // folders and playlists are reported when their turn comes: opening ten thousand first would delay the
     // first sound by seconds.
     let named = Set(files)
-    var playable: [String] = []
-    for path in tracks.paths {
-      guard playable.isEmpty || named.contains(path) else {
-        playable.append(path)
-        continue
-      }
+    var unplayable: Set<Int> = []
+    var found = false
+    for (index, path) in tracks.paths.enumerated() where !found || named.contains(path) {
       do {
         try decoders.check(path)
-        playable.append(path)
+        found = true
       } catch {
         reports.report(error.message)
+        unplayable.insert(index)
       }
     }
+    // Usually none is left out: then the list is queued as it is, not copied (200,000 paths are megabytes).
+    let playable =
+      unplayable.isEmpty
+      ? tracks.paths : tracks.paths.indices.filter { !unplayable.contains($0) }.map { tracks.paths[$0] }
     guard !playable.isEmpty else { throw CLIError(message: "nothing to play", status: .fileError) }
 
     let controller = session.controller

@@ -19,18 +19,25 @@ enum Console {
     write(text.hasSuffix("\n") ? text : text + "\n", to: STDERR_FILENO)
   }
 
-  /// Writes all of `text` with write(2), unbuffered: each line reaches a reading program as it is written.
-  /// A reader that went away (EPIPE) or another failure drops the rest; there is nowhere to report it.
+  /// Writes `bytes` to stdout as they are: a piece of a line that is written in several.
+  static func out(bytes: [UInt8]) {
+    bytes.withUnsafeBufferPointer { write($0, to: STDOUT_FILENO) }
+  }
+
   private static func write(_ text: String, to fd: Int32) {
     var text = text
-    text.withUTF8 { bytes in
-      var offset = 0
-      while offset < bytes.count {
-        let written = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
-        if written < 0, errno == EINTR { continue }
-        guard written > 0 else { return }
-        offset += written
-      }
+    text.withUTF8 { write($0, to: fd) }
+  }
+
+  /// Writes all of `bytes` with write(2), unbuffered: each line reaches a reading program as it is written.
+  /// A reader that went away (EPIPE) or another failure drops the rest; there is nowhere to report it.
+  private static func write(_ bytes: UnsafeBufferPointer<UInt8>, to fd: Int32) {
+    var offset = 0
+    while offset < bytes.count {
+      let written = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+      if written < 0, errno == EINTR { continue }
+      guard written > 0 else { return }
+      offset += written
     }
   }
 

@@ -38,7 +38,8 @@ enum TrackArguments {
 extension TrackList {
   /// Appends `other`'s tracks, skipped entries and summaries.
   fileprivate mutating func append(_ other: TrackList) {
-    paths += other.paths
+    // The usual case, one run of arguments: taken as it is rather than copied.
+    if paths.isEmpty { paths = other.paths } else { paths += other.paths }
     skipped += other.skipped
     summaries += other.summaries
   }

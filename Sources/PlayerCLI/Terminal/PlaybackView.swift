@@ -30,7 +30,7 @@ final class JSONLinesView: PlaybackView, Sendable {
       return printed != state.queueRevision && !state.queue.isEmpty
     }
     if changed {
-      Console.out(QueuePage(of: state, offset: 0, count: state.queue.count).jsonText)
+      QueuePage.writeLine(of: state, to: Console.out(bytes:))
     }
     Console.out(state.jsonText)
   }

@@ -15,7 +15,7 @@ public struct TrackListExpander: Sendable {
   /// More tracks than this are not collected (the queue's limit, by default).
   public var limit: Int
   /// Decides whether a file found in a folder is worth queueing.
-  public var isAudio: @Sendable (String) -> Bool
+  public var isAudio: @Sendable (FolderFile) -> Bool
 
   /// Playlists larger than this are refused: a playlist of the queue's limit is far smaller.
   static let maximumPlaylistBytes = 16 << 20
@@ -23,7 +23,7 @@ public struct TrackListExpander: Sendable {
   /// Creates an expander that stops past `limit` tracks and keeps the folder files `isAudio` accepts.
   public init(
     limit: Int = PlayerStateMachine.maximumQueueLength,
-    isAudio: @escaping @Sendable (String) -> Bool = { AudioContentProbe.looksLikeAudio(atPath: $0) }
+    isAudio: @escaping @Sendable (FolderFile) -> Bool = AudioContentProbe.looksLikeAudio
   ) {
     self.limit = limit
     self.isAudio = isAudio
@@ -76,9 +76,12 @@ private struct Walk {
   var result = TrackList()
   /// Device and inode of every playlist followed, so that one that includes itself ends.
   var followedPlaylists: Set<[UInt64]> = []
+  /// The probing of the folder being walked, on other cores; collected at the end of each folder named.
+  let probes: FolderProbes
 
   init(expander: TrackListExpander) {
     self.expander = expander
+    probes = FolderProbes(isAudio: expander.isAudio)
   }
 
   /// True once more tracks than the limit were collected: the rest is not looked at.
@@ -100,6 +103,7 @@ private struct Walk {
       let before = result.paths.count
       var visited: Set<[UInt64]> = []
       addFolder(path, visited: &visited)
+      result.paths += probes.collect()
       let count = result.paths.count - before
       if count == 0 {
         skip(origin, .noTracks(path: path))
@@ -169,7 +173,7 @@ private struct Walk {
       return nil
     }
     if location.hasPrefix("/") || folder.isEmpty { return location }
-    return tidied(folder == "/" ? "/" + location : folder + "/" + location)
+    return tidied(String(joining: folder == "/" ? "" : folder, "/", location))
   }
 
   /// Why a URL is skipped, wherever it was named.
@@ -224,19 +228,44 @@ private struct Walk {
   /// a folder already in `visited` (reached again through a link) is not walked again.
   mutating func addFolder(_ path: String, visited: inout Set<[UInt64]>) {
     guard Self.insert(path, into: &visited) else { return }
-    guard var children = DirectoryEntries.list(path) else {
-      return skip(nil, errno == EACCES ? .permissionDenied(path: path) : .fileNotFound(path: path))
+    let folder = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+    guard folder >= 0, var children = DirectoryEntries.list(path) else {
+      let code = errno
+      if folder >= 0 { close(folder) }
+      return skip(nil, code == EACCES ? .permissionDenied(path: path) : .fileNotFound(path: path))
     }
+    defer { close(folder) }
     children.sort { NaturalOrder.areInIncreasingOrder($0.name, $1.name) }
+    let prefix = path.hasSuffix("/") ? path : path + "/"
+    // The files between two subfolders are probed together, on every core.
+    var files: [String] = []
     for child in children where !full {
-      let childPath = child.path(in: path)
       switch child.kind(in: path) {
       case .directory:
-        addFolder(childPath, visited: &visited)
+        addAudio(of: &files, prefix: prefix.utf8.count, folder)
+        addFolder(child.path(in: path), visited: &visited)
       case .file:
-        if expander.isAudio(childPath) { result.paths.append(childPath) }
+        files.append(String(joining: prefix, child.name))
       default: break
       }
     }
+    addAudio(of: &files, prefix: prefix.utf8.count, folder)
+  }
+
+  /// Adds the audio files among `paths`, files of the open `folder` whose names start at UTF-8 offset
+  /// `prefix`, in their order, and empties it. They are probed in the background unless they could reach the
+  /// limit: there the count must be exact, so what is in flight is collected first.
+  mutating func addAudio(of paths: inout [String], prefix: Int, _ folder: Int32) {
+    defer { paths.removeAll() }
+    guard !paths.isEmpty, !full else { return }
+    guard result.paths.count + probes.pending + paths.count > expander.limit else {
+      return probes.submit(paths, nameOffset: prefix, folder: folder)
+    }
+    result.paths += probes.collect()
+    guard !full else { return }
+    let isAudio = expander.isAudio
+    let audio = paths.concurrentFilter { isAudio(FolderFile(path: $0, nameOffset: prefix, folder: folder)) }
+    // One past the limit is enough for the queue to refuse the load.
+    result.paths += audio.prefix(expander.limit + 1 - result.paths.count)
   }
 }

