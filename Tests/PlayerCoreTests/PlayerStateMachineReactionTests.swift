@@ -104,6 +104,24 @@ import Testing
     }
   }
 
+  /// A step the output confirmed after it moved on to the next gapless track (a `play` at the end of a paused
+  /// track), before its trackAdvanced event: the state is on that track, and the event, coming later, is stale.
+  @Test(arguments: [OutputStep.start, .pause, .seek(0.2)])
+  func aConfirmationAfterAGaplessAdvanceIsOnTheNewTrack(step: OutputStep) {
+    var machine = Self.machine(.paused)
+    var advanced = Self.confirmation(0.2, running: step != .pause, stream: 8)
+    advanced.advance = GaplessAdvance(from: 7, track: Self.next)
+    let published = machine.confirm(step, .stream(advanced, track: nil))
+    #expect(published?.index == 2, "\(step)")
+    #expect(published?.track == Self.next)
+    #expect(published?.position.seconds == 0.2)
+    #expect(machine.handle(.trackAdvanced(from: 7, advanced, track: Self.next)) == .ignore)
+    // An advance from another stream than the state's says nothing about this one.
+    var other = Self.machine(.paused)
+    advanced.advance = GaplessAdvance(from: 6, track: Self.next)
+    #expect(other.confirm(step, .stream(advanced, track: nil))?.index == 1)
+  }
+
   @Test func anAnswerThatDoesNotBelongToTheStepChangesNothing() {
     var machine = Self.machine(.playing)
     #expect(machine.confirm(.volume(60), .stream(Self.confirmation(1, running: true), track: nil)) == nil)

@@ -17,6 +17,16 @@ import Testing
     #expect(abs(settled - 11.01) < 1e-9)
   }
 
+  /// The next gapless track starts while the stream plays: the first reading after a cork that follows counts
+  /// the audio played since (a reset there made the pause keep the position of the boundary, 0.16 s short).
+  @Test func aGaplessAdvanceKeepsCountingUntilTheCork() {
+    var filter = PositionFilter(at: 3.95)
+    filter.advance(to: 0.003, at: 10 * second)
+    let paused = filter.update(raw: 0.164, at: 10 * second + 161_000_000, running: false, duration: 4)
+    #expect(abs(paused - 0.164) < 1e-9, "\(paused)")
+    #expect(filter.update(raw: 0.5, at: 11 * second, running: false, duration: 4) == paused, "then it stands still")
+  }
+
   @Test func aSpikeBackIsHeld() {
     var filter = PositionFilter(at: 5)
     _ = filter.update(raw: 5.2, at: 10 * second, running: true, duration: 60)

@@ -198,6 +198,17 @@ public struct PlayerStateMachine: Sendable {
   /// Applies the output's confirmation of `step`. Returns the state to publish, or nil when nothing changed.
   public mutating func confirm(_ step: OutputStep, _ result: StepResult) -> PlayerState? {
     var next = state
+    if case .stream(let confirmation, nil) = result, let advance = confirmation.advance,
+      confirmation.stream != stream, advance.from == stream, let index = state.index,
+      let advanced = advancedIndex(from: index, to: advance.track)
+    {
+      // The output moved on to the next track before it confirmed this step, and its trackAdvanced event waits
+      // behind the step: the position counts from that track, so the move is taken first (the event is then
+      // stale). A `play` at the end of a paused track confirmed the new track's position on the old one.
+      next.index = advanced
+      next.track = advance.track
+      stream = confirmation.stream
+    }
     switch (step, result) {
     case (.volume, .volume(let level)):
       next.volume = level

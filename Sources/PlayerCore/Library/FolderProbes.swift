@@ -27,11 +27,11 @@ final class FolderProbes: Sendable {
     }
   }
 
-  /// The batches waiting for a worker, and how many workers run.
+  /// The batches waiting for a worker, and the lanes no worker runs on.
   private struct Work {
     var waiting: [Batch] = []
     var next = 0
-    var workers = 0
+    var freeLanes: [Int]
   }
 
   /// Files per batch: a big flat folder is shared among the cores, and handing out a batch costs far less than
@@ -42,10 +42,12 @@ final class FolderProbes: Sendable {
   static let inFlight = 64
 
   private let isAudio: @Sendable (FolderFile) -> Bool
-  /// Workers at most: one per core. Dispatch, given a block per batch, started a thread for each that waited
-  /// in `open`, up to 25, and each thread's malloc arena added to the peak memory.
-  private let maximumWorkers = max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
-  private let work = Lock(Work())
+  /// One serial queue per core, each running one worker at most. Dispatch, given a block per batch on a
+  /// concurrent queue, started a thread for each that waited in `open` (up to 25, each thread's malloc arena
+  /// adding to the peak memory), and a concurrent queue wakes libdispatch's pool monitor, which went on waking
+  /// a paused `serve` every second.
+  private let lanes: [DispatchQueue]
+  private let work: Lock<Work>
   private let group = DispatchGroup()
   private let slots = DispatchSemaphore(value: FolderProbes.inFlight)
   /// Every batch submitted since the last collection, in order, and their files. Touched by the walking
@@ -54,6 +56,9 @@ final class FolderProbes: Sendable {
 
   init(isAudio: @escaping @Sendable (FolderFile) -> Bool) {
     self.isAudio = isAudio
+    let cores = max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+    lanes = (0..<cores).map { DispatchQueue(label: "splay.folder-probes.\($0)") }
+    work = Lock(Work(freeLanes: Array(lanes.indices)))
   }
 
   /// The files submitted and not yet collected: the most that ``collect()`` can return.
@@ -71,14 +76,12 @@ final class FolderProbes: Sendable {
         $0.batches.append(batch)
         $0.files += batch.paths.count
       }
-      let startsWorker = work.withLock { work in
+      let lane = work.withLock { work in
         work.waiting.append(batch)
-        guard work.workers < maximumWorkers else { return false }
-        work.workers += 1
-        return true
+        return work.freeLanes.popLast()
       }
-      if startsWorker {
-        DispatchQueue.global().async(group: group) { self.drain(asWorker: true) }
+      if let lane {
+        lanes[lane].async(group: group) { self.drain(lane: lane) }
       }
       start = end
     }
@@ -87,7 +90,7 @@ final class FolderProbes: Sendable {
   /// The audio files of everything submitted so far, in order, once every probe has ended. The caller's
   /// thread probes too rather than wait idle.
   func collect() -> [String] {
-    drain(asWorker: false)
+    drain(lane: nil)
     group.wait()
     let batches = submitted.withLock { submitted in
       defer { submitted = ([], 0) }
@@ -100,10 +103,10 @@ final class FolderProbes: Sendable {
     return audio
   }
 
-  /// Probes waiting batches until none is left; a worker then counts itself out in the same step, so that a
-  /// batch submitted meanwhile always finds a worker.
-  private func drain(asWorker: Bool) {
-    while let batch = take(asWorker: asWorker) {
+  /// Probes waiting batches until none is left; a worker (on `lane`) then frees its lane in the same step, so
+  /// that a batch submitted meanwhile always finds a worker.
+  private func drain(lane: Int?) {
+    while let batch = take(lane: lane) {
       defer {
         if batch.folder >= 0 { close(batch.folder) }
         slots.signal()
@@ -115,12 +118,12 @@ final class FolderProbes: Sendable {
     }
   }
 
-  private func take(asWorker: Bool) -> Batch? {
+  private func take(lane: Int?) -> Batch? {
     work.withLock { work in
       guard work.next < work.waiting.count else {
         work.waiting.removeAll()
         work.next = 0
-        if asWorker { work.workers -= 1 }
+        if let lane { work.freeLanes.append(lane) }
         return nil
       }
       defer { work.next += 1 }

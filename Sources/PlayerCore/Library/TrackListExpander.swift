@@ -263,8 +263,7 @@ private struct Walk {
     }
     result.paths += probes.collect()
     guard !full else { return }
-    let isAudio = expander.isAudio
-    let audio = paths.concurrentFilter { isAudio(FolderFile(path: $0, nameOffset: prefix, folder: folder)) }
+    let audio = paths.filter { expander.isAudio(FolderFile(path: $0, nameOffset: prefix, folder: folder)) }
     // One past the limit is enough for the queue to refuse the load.
     result.paths += audio.prefix(expander.limit + 1 - result.paths.count)
   }

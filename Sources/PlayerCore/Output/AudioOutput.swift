@@ -17,10 +17,14 @@ public struct OutputConfirmation: Equatable, Hashable, Sendable {
   /// The stream's volume at the server in percent, when the confirmation is about a new stream: what the
   /// `open` asked for, or what the server chose (a session manager restores a saved volume) when it asked none.
   public var volume: Int?
+  /// The gapless advance that began `stream`, when one did: a confirmation can reach the controller before the
+  /// ``OutputEvent/trackAdvanced(from:_:track:)`` event, and its position counts from that track.
+  public var advance: GaplessAdvance?
 
   /// Creates a confirmation.
   public init(
-    position: Double, time: UInt64, running: Bool, stream: UInt64 = 0, device: String? = nil, volume: Int? = nil
+    position: Double, time: UInt64, running: Bool, stream: UInt64 = 0, device: String? = nil, volume: Int? = nil,
+    advance: GaplessAdvance? = nil
   ) {
     self.position = position
     self.time = time
@@ -28,6 +32,21 @@ public struct OutputConfirmation: Equatable, Hashable, Sendable {
     self.stream = stream
     self.device = device
     self.volume = volume
+    self.advance = advance
+  }
+}
+
+/// A move to the next track within one stream, without a gap: the stream it followed and the track it plays.
+public struct GaplessAdvance: Equatable, Hashable, Sendable {
+  /// The stream number before the advance.
+  public var from: UInt64
+  /// The track the stream plays since.
+  public var track: TrackInfo
+
+  /// Creates the advance from stream `from` to `track`.
+  public init(from: UInt64, track: TrackInfo) {
+    self.from = from
+    self.track = track
   }
 }
 

@@ -24,6 +24,8 @@ struct GaplessBoundary {
   /// Frames written to the server since the anchor before the next track's first frame: known once that frame
   /// has been written.
   private(set) var boundaryFrames: Int64?
+  /// The advance that began the stream now playing, when one did (kept until the next one, or a new stream).
+  private(set) var lastAdvance: GaplessAdvance?
 
   /// Whether a next track waits to be decoded once the current one ends.
   var canContinue: Bool { upcoming != nil && !feedingUpcoming }
@@ -82,6 +84,11 @@ struct GaplessBoundary {
     else { return nil }
     self = GaplessBoundary()
     return (upcoming, place)
+  }
+
+  /// The stream now plays the next track by `advance`: every confirmation from here on carries it.
+  mutating func began(by advance: GaplessAdvance) {
+    lastAdvance = advance
   }
 
   /// How long (s) until the server's clock, reading `streamTime` µs, reaches the boundary; nil when not known.

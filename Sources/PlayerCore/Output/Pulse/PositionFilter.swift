@@ -35,6 +35,14 @@ struct PositionFilter {
     wasRunning = false
   }
 
+  /// Starts over at `seconds`, read at `now` from a stream that plays: the next track of a gapless stream.
+  /// Audio goes on flowing, so a reading after a cork that follows still counts the time since `now`.
+  mutating func advance(to seconds: Double, at now: UInt64) {
+    position = seconds
+    time = now
+    wasRunning = true
+  }
+
   /// The stream was uncorked at `now`: from there on the position may advance at the wall clock's pace, and not
   /// by the time it stood still before (a server's clock that drifted while corked, as after a reconnection,
   /// put the first position after `play` 2.2 s ahead of the audio).

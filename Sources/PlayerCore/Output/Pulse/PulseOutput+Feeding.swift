@@ -46,9 +46,8 @@ extension PulseOutput {
   /// clock that stalls (a sink that took the audio in one long block) must not hold the drain back for good.
   private func drainNearTheEndLocked(_ stream: OpaquePointer) {
     guard !drainTimer.isPending else { return }
-    var usec: pa_usec_t = 0
     let lead = UInt64(configuration.targetLatency * 1e6)
-    guard let anchorStreamTime, let context, pa_stream_get_time(stream, &usec) == 0 else { return startDrainLocked() }
+    guard let anchorStreamTime, let context, let usec = streamClockLocked() else { return startDrainLocked() }
     let end = anchorStreamTime + UInt64(Double(max(writtenFrames, 0)) * 1e6 / Double(sampleRate))
     guard end > usec + lead else { return startDrainLocked() }
     let ring = self.ring

@@ -13,9 +13,7 @@ extension PulseOutput {
   /// from its start, confirmations carry a new stream number, and the controller is told.
   func advanceIfBoundaryPlayedLocked() {
     assertLocked()
-    guard gapless.boundaryFrames != nil, let stream else { return }
-    var usec: pa_usec_t = 0
-    guard pa_stream_get_time(stream, &usec) == 0,
+    guard gapless.boundaryFrames != nil, let stream, let usec = streamClockLocked(),
       let (next, boundary) = gapless.advance(at: usec, anchorStreamTime: anchorStreamTime, sampleRate: sampleRate)
     else { return }
     let previous = streamNumber
@@ -25,7 +23,13 @@ extension PulseOutput {
     anchorStreamTime = boundary.streamTime
     writtenFrames -= boundary.writtenFrames
     let info = next.info
-    positionFilter.reset(to: min(Double(usec - boundary.streamTime) / 1e6, info.duration))
+    gapless.began(by: GaplessAdvance(from: previous, track: info))
+    let position = min(Double(usec - boundary.streamTime) / 1e6, info.duration)
+    if running {
+      positionFilter.advance(to: position, at: Self.now())
+    } else {
+      positionFilter.reset(to: position)
+    }
     let props = pa_proplist_new()
     pa_proplist_sets(props, PA_PROP_MEDIA_NAME, info.displayTitle)
     pa_proplist_sets(props, PA_PROP_MEDIA_FILENAME, info.path)
@@ -34,7 +38,8 @@ extension PulseOutput {
     }
     pa_proplist_free(props)
     let confirmation = OutputConfirmation(
-      position: positionFilter.position, time: Self.now(), running: running, stream: streamNumber)
+      position: positionFilter.position, time: Self.now(), running: running, stream: streamNumber,
+      advance: gapless.lastAdvance)
     announceLocked(.trackAdvanced(from: previous, confirmation, track: info))
   }
 
@@ -42,10 +47,10 @@ extension PulseOutput {
   /// come too seldom to notice it within a few milliseconds). Only while playing: a corked stream's clock
   /// stands still, and `start` schedules the check again.
   func scheduleBoundaryCheckLocked() {
-    guard running, let stream, let context else { return }
-    var usec: pa_usec_t = 0
-    let now = pa_stream_get_time(stream, &usec) == 0 ? usec : 0
-    guard let wait = gapless.wait(from: now, anchorStreamTime: anchorStreamTime, sampleRate: sampleRate) else { return }
+    // A stale clock schedules nothing: the check is scheduled again once it is fresh.
+    guard running, let context, let now = streamClockLocked(),
+      let wait = gapless.wait(from: now, anchorStreamTime: anchorStreamTime, sampleRate: sampleRate)
+    else { return }
     let expected = streamNumber
     boundaryTimer.schedule(at: pa_rtclock_now() + pa_usec_t(wait * 1e6) + 2_000, on: context) { [unowned self] in
       guard streamNumber == expected else { return }

@@ -97,8 +97,8 @@ extension PulseOutput {
     // Without a volume the server chooses (its session manager may restore the one saved for splay).
     var cv = pa_cvolume()
     pa_cvolume_set(&cv, UInt32(info.channels), Self.paVolume(volume ?? 100))
-    let flags = pa_stream_flags_t(
-      PA_STREAM_START_CORKED.rawValue | PA_STREAM_ADJUST_LATENCY.rawValue | PA_STREAM_INTERPOLATE_TIMING.rawValue)
+    // No libpulse interpolation: the clock is computed from the timing updates (``streamClockLocked()``).
+    let flags = pa_stream_flags_t(PA_STREAM_START_CORKED.rawValue | PA_STREAM_ADJUST_LATENCY.rawValue)
     let connected = withUnsafePointer(to: &cv) { volume in
       pa_stream_connect_playback(s, configuration.sink, &attr, flags, self.explicitVolume == nil ? nil : volume, nil)
     }
@@ -152,8 +152,8 @@ extension PulseOutput {
   private func failPendingStreamOperationsLocked(_ error: PlayerError) {
     requests.fail(with: error) { $0.name != "volume" }
     // Pauses whose cork was acknowledged wait for no operation of theirs, only for the next timing update.
-    let corks = corksAwaitingTiming
-    corksAwaitingTiming = []
+    let corks = awaitingTiming
+    awaitingTiming = []
     for cork in corks { cork.fail(error) }
   }
 
@@ -176,7 +176,7 @@ extension PulseOutput {
       streamReady = nil
       ready(.failure(.cancelled))
     }
-    corksAwaitingTiming = []
+    awaitingTiming = []
     if !prefillWaiters.isEmpty {
       let waiters = prefillWaiters
       prefillWaiters = []
@@ -189,6 +189,7 @@ extension PulseOutput {
     ring = nil
     decoder = nil
     gapless = GaplessBoundary()
+    clockStale = false
     running = false
     draining = nil
     drainTimer.cancel()

@@ -42,9 +42,9 @@ extension PulseOutput {
   func timingUpdatedLocked() {
     timingUpdates += 1
     relaxSinkLatencyLocked()
-    guard !corksAwaitingTiming.isEmpty else { return }
-    let corks = corksAwaitingTiming
-    corksAwaitingTiming = []
+    guard !awaitingTiming.isEmpty else { return }
+    let corks = awaitingTiming
+    awaitingTiming = []
     for cork in corks { cork.answer() }
   }
 
@@ -55,8 +55,8 @@ extension PulseOutput {
     issueLocked(
       "timing", start: { ticket in pa_stream_update_timing_info(stream, PulseOperation.streamCallback, ticket) },
       completion: { [self] _ in
-        var usec: pa_usec_t = 0
-        if pa_stream_get_time(stream, &usec) == 0 { anchorStreamTime = usec }
+        // Corked: the read index, where the new audio starts (``streamClockLocked()``).
+        if let usec = streamClockLocked() { anchorStreamTime = usec }
         anchorSeconds = seconds
         positionFilter.reset(to: seconds)
         done(.success(()))
@@ -65,7 +65,10 @@ extension PulseOutput {
 
   /// The stream's state now, to confirm (lock held).
   func confirmationLocked() -> OutputConfirmation {
-    OutputConfirmation(position: positionLocked(), time: Self.now(), running: running, stream: streamNumber)
+    // The position first: reading it may move on to the next track, which the confirmation then names.
+    let position = positionLocked()
+    return OutputConfirmation(
+      position: position, time: Self.now(), running: running, stream: streamNumber, advance: gapless.lastAdvance)
   }
 
   /// The played position: the anchor plus the stream time since it, through the ``PositionFilter`` (never
@@ -74,9 +77,9 @@ extension PulseOutput {
   func positionLocked() -> Double {
     assertLocked()
     advanceIfBoundaryPlayedLocked()
-    guard let stream, let info = decoder?.info, let anchorStreamTime else { return positionFilter.position }
-    var usec: pa_usec_t = 0
-    guard pa_stream_get_time(stream, &usec) == 0 else { return positionFilter.position }
+    guard let info = decoder?.info, let anchorStreamTime, let usec = streamClockLocked() else {
+      return positionFilter.position
+    }
     let elapsed = usec >= anchorStreamTime ? Double(usec - anchorStreamTime) / 1e6 : 0
     // Nothing can have been heard that was not written: a latency the server got wrong (PipeWire 0.3 passes a
     // negative delay on unclamped) must not carry the position past the audio. On a sink that renders in long
@@ -85,5 +88,28 @@ extension PulseOutput {
     let written = Double(max(writtenFrames, 0)) / Double(sampleRate)
     return positionFilter.update(
       raw: anchorSeconds + min(elapsed, written), at: Self.now(), running: running, duration: info.duration)
+  }
+
+  /// The server's playback clock now, in µs of the stream: the stream time of the frame being heard, as
+  /// `pa_stream_get_time` defines it, but computed here from the last timing update. libpulse's interpolation
+  /// runs on with the wall clock on a stream that has never played, corked or not: 0.2 s corked after `jump`
+  /// put the next `play` 0.2 s ahead of the audio. Nil while the clock is stale (``clockStale``) or unknown.
+  func streamClockLocked() -> pa_usec_t? {
+    guard !clockStale, let stream, let timing = pa_stream_get_timing_info(stream),
+      timing.pointee.read_index_corrupt == 0, timing.pointee.read_index >= 0,
+      let spec = pa_stream_get_sample_spec(stream)
+    else { return nil }
+    let info = timing.pointee
+    let read = pa_bytes_to_usec(UInt64(info.read_index), spec)
+    // Corked, nothing is heard: the clock stands at the read index, where the next frame will play from.
+    guard running else { return read }
+    // The frame being heard is the sink's latency behind the read index, which has moved on since the update
+    // while the server played.
+    var usec = read > info.sink_usec ? read - info.sink_usec : 0
+    if info.playing != 0 {
+      var stamp = info.timestamp
+      usec += pa_timeval_age(&stamp)
+    }
+    return usec
   }
 }

@@ -3,18 +3,32 @@ import Futures
 
 // Start, pause, seek and stop: the stream operations whose acknowledgements move the confirmed state.
 extension PulseOutput {
-  /// Uncorks once the ring holds audio; resolves on the server's acknowledgement.
+  /// Uncorks once the ring holds audio; resolves with the position from the first timing update the server
+  /// answers after the uncork (see ``clockStale``).
   public func start() -> Future<OutputConfirmation, PlayerError> {
     prefill().flatMap { [self] _ in
-      confirmedStreamOperation("start", start: uncorkLocked) { [self] in
-        startedLocked()
-        return confirmationLocked()
+      withOpenStream("start") { [self] stream, resolver in
+        let started = TimingWaiter { [self] result in
+          guard case .failure(let error) = result else {
+            let confirmation = confirmationLocked()
+            return handOff { self.resolve(resolver, confirmation) }
+          }
+          handOff { resolver.reject(error) }
+        }
+        issueLocked(
+          "start", start: { done in uncorkLocked(stream, done) },
+          completion: { [self] ok in
+            guard ok else { return started.fail(.outputFailed(operation: "start", detail: lastErrorLocked())) }
+            startedLocked()
+            awaitingTiming.append(started)
+          }, failure: started.fail)
       }
     }
   }
 
   /// Writes what the ring holds, then asks the server to uncork (lock held): the audio is there when it starts.
   func uncorkLocked(_ stream: OpaquePointer, _ done: UnsafeMutableRawPointer) -> OpaquePointer? {
+    clockStale = true
     pumpLocked()
     let operation = pa_stream_cork(stream, 0, PulseOperation.streamCallback, done)
     requestTimingLocked()
@@ -22,10 +36,15 @@ extension PulseOutput {
   }
 
   /// The server acknowledged an uncork (mainloop thread): audio flows, the ring is topped up and a gapless
-  /// boundary is watched for again.
+  /// boundary is watched for again; the clock is trusted from the timing update requested behind the uncork.
   func startedLocked() {
     positionFilter.resumed(at: Self.now())
     running = true
+    awaitingTiming.append(
+      TimingWaiter { [self] _ in
+        clockStale = false
+        scheduleBoundaryCheckLocked()
+      })
     scheduleTimingLocked(restart: true)
     pumpLocked()
     scheduleBoundaryCheckLocked()
@@ -36,7 +55,7 @@ extension PulseOutput {
   /// position it gives is where the audio stopped.
   public func pause() -> Future<OutputConfirmation, PlayerError> {
     withOpenStream("pause") { [self] stream, resolver in
-      let cork = CorkOutcome { [self] result in
+      let cork = TimingWaiter { [self] result in
         guard case .failure(let error) = result else {
           let confirmation = confirmationLocked()
           return handOff { self.resolve(resolver, confirmation) }
@@ -57,7 +76,7 @@ extension PulseOutput {
           // Not even one more firing to find the stream corked: a paused player does not wake.
           timingTimer.cancel()
           cancelDrainLocked()
-          corksAwaitingTiming.append(cork)
+          awaitingTiming.append(cork)
         }, failure: cork.fail)
     }
   }

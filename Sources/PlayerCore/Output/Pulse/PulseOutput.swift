@@ -143,8 +143,12 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
   /// What runs with the lock held once the ring holds its first audio (`true`), or when the stream goes before
   /// it does (`false`): the uncork of a stream prepared to play, which must not wait for a thread hand-over.
   var prefillActions: [(Bool) -> Void] = []
-  /// Pauses whose cork the server acknowledged, waiting for the next timing update (``pause()``).
-  var corksAwaitingTiming: [CorkOutcome] = []
+  /// Corks and uncorks the server acknowledged, waiting for the next timing update (``pause()``, ``start()``).
+  var awaitingTiming: [TimingWaiter] = []
+  /// From an uncork until the timing update requested behind it: libpulse would interpolate the clock from
+  /// an update taken while corked, as far ahead as the time spent corked, so it is not read (the position
+  /// holds, no gapless boundary is taken as played).
+  var clockStale = false
   /// Asks for timing updates while audio flows (``scheduleTimingLocked(restart:)``).
   let timingTimer: MainloopTimer
   /// The wait before the timing timer's next request, in µs.
