@@ -110,7 +110,10 @@ public final class MonitorRecorder: Sendable {
     let wanted = Self.now() + 50_000_000
     let patience = Self.now() + 3_000_000_000
     while captured.state.withLock({ $0.arrivals.last?.time ?? 0 }) < wanted, Self.now() < patience { usleep(2_000) }
-    if process.isRunning { process.terminate() }
+    // SIGKILL: parec inherits the signal mask of the thread that spawned it, and Dispatch's and Swift
+    // concurrency's threads block SIGTERM, so `terminate()` left every recorder running (74 after 100 model
+    // sequences, each holding the sink's monitor).
+    if process.isRunning { kill(process.processIdentifier, SIGKILL) }
     let deadline = Self.now() + 2_000_000_000
     while process.isRunning, Self.now() < deadline { usleep(2_000) }
     usleep(20_000)
