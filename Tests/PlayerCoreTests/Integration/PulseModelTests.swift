@@ -133,8 +133,8 @@ struct PulseModelTests {
   /// while playing (unless a track boundary falls in the window), silence otherwise.
   static func verify(_ state: PlayerState, confirmedAt at: UInt64, recorder: MonitorRecorder) async -> String? {
     let from = at + 40_000_000
-    // Wait until the monitor delivered 150 ms past that.
-    let deadline = MonitorRecorder.now() + 3_000_000_000
+    // Wait until the monitor delivered 150 ms past that (the truth sink writes a block once it played it).
+    let deadline = MonitorRecorder.now() + 10_000_000_000
     var recording = recorder.snapshot()
     while (recording.arrivals.last?.time ?? 0) < from + 150_000_000, MonitorRecorder.now() < deadline {
       try? await Task.sleep(for: .milliseconds(20))

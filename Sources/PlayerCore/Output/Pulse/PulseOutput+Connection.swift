@@ -46,7 +46,7 @@ extension PulseOutput {
         Unmanaged<PulseOutput>.fromOpaque(userdata!).takeUnretainedValue().contextStateChangedLocked()
       }, Unmanaged.passUnretained(self).toOpaque())
     let deadline = pa_rtclock_now() + pa_usec_t(configuration.connectTimeout * 1e6)
-    connectTimer.schedule(at: deadline, on: ctx) { [unowned self] in connectTimedOut() }
+    connectTimer.schedule(at: deadline, on: ctx) { [weak self] in self?.connectTimedOut() }
   }
 
   /// The connection attempt got no answer in time (mainloop thread).

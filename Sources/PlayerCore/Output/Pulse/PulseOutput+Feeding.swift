@@ -51,9 +51,9 @@ extension PulseOutput {
     let end = anchorStreamTime + UInt64(Double(max(writtenFrames, 0)) * 1e6 / Double(sampleRate))
     guard end > usec + lead else { return startDrainLocked() }
     let ring = self.ring
-    drainTimer.schedule(at: pa_rtclock_now() + (end - usec - lead), on: context) { [unowned self] in
+    drainTimer.schedule(at: pa_rtclock_now() + (end - usec - lead), on: context) { [weak self] in
       // Still the same track's end, still playing: a cork, seek or next track since then decides anew.
-      guard running, draining == nil, opened, let ring, ring === self.ring, ring.drained else { return }
+      guard let self, running, draining == nil, opened, let ring, ring === self.ring, ring.drained else { return }
       startDrainLocked()
     }
   }

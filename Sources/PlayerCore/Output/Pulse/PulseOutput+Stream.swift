@@ -60,8 +60,8 @@ extension PulseOutput {
     positionFilter.reset(to: anchorSeconds)
     ring.invalidate()
     // A decoder that cannot start there starts at 0, and the open confirms that (``openAnew``).
-    refillLocked(from: frame, orBackTo: 0, ring: ring, decoder: decoder) { [unowned self] landing in
-      guard let reached = landing.frame, reached != frame else { return }
+    refillLocked(from: frame, orBackTo: 0, ring: ring, decoder: decoder) { [weak self] landing in
+      guard let self, let reached = landing.frame, reached != frame else { return }
       anchorSeconds = Double(reached) / Double(info.sampleRate)
       positionFilter.reset(to: anchorSeconds)
     }

@@ -25,7 +25,7 @@ extension PulseOutput {
     if restart { timingInterval = 10_000 }
     let due = pa_rtclock_now() + timingInterval
     timingInterval = min(timingInterval * 2, bufferIsSteady ? 6_000_000 : 1_500_000)
-    timingTimer.schedule(at: due, on: context) { [unowned self] in timingTimerFired() }
+    timingTimer.schedule(at: due, on: context) { [weak self] in self?.timingTimerFired() }
   }
 
   /// The timing timer fired (mainloop thread): one more update while audio flows, none once corked.

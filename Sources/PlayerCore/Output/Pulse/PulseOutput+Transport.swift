@@ -40,10 +40,12 @@ extension PulseOutput {
   func startedLocked() {
     positionFilter.resumed(at: Self.now())
     running = true
+    // Weak: a waiter left in the list when the stream goes must not keep the output alive.
     awaitingTiming.append(
-      TimingWaiter { [self] _ in
+      TimingWaiter { [weak self] result in
+        guard let self else { return }
         clockStale = false
-        scheduleBoundaryCheckLocked()
+        if case .success = result { scheduleBoundaryCheckLocked() }
       })
     scheduleTimingLocked(restart: true)
     pumpLocked()
