@@ -42,10 +42,8 @@ final class FolderProbes: Sendable {
   static let inFlight = 64
 
   private let isAudio: @Sendable (FolderFile) -> Bool
-  /// One serial queue per core, each running one worker at most. Dispatch, given a block per batch on a
-  /// concurrent queue, started a thread for each that waited in `open` (up to 25, each thread's malloc arena
-  /// adding to the peak memory), and a concurrent queue wakes libdispatch's pool monitor, which went on waking
-  /// a paused `serve` every second.
+  /// One serial queue per core, each running one worker at most: a concurrent queue started a thread per
+  /// blocked `open` (each with a malloc arena) and woke libdispatch's pool monitor, which kept `serve` waking.
   private let lanes: [DispatchQueue]
   private let work: Lock<Work>
   private let group = DispatchGroup()
