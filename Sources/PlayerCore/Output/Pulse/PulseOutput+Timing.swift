@@ -6,8 +6,8 @@ extension PulseOutput {
   var timingUpdatesAnswered: Int { locked { timingUpdates } }
 
   /// Asks the server for a timing update and does not wait for it (lock held); the latency-update callback
-  /// sees it arrive. `pa_stream_get_time` gives nothing after a cork, an uncork or a flush until an update
-  /// taken after it arrives, so one is requested right behind each.
+  /// sees it arrive. The clock (``streamClockLocked()``) says nothing true after a cork, an uncork or a flush
+  /// until an update taken after it arrives, so one is requested right behind each.
   func requestTimingLocked() {
     assertLocked()
     guard let stream, let operation = pa_stream_update_timing_info(stream, nil, nil) else { return }
@@ -15,7 +15,7 @@ extension PulseOutput {
   }
 
   /// Asks for timing updates while audio flows, 10 ms after the uncork and then twice as long after each up to
-  /// 1.5 s, as libpulse's automatic updates do: they keep the interpolated clock true. With the steady buffer up
+  /// 1.5 s, as libpulse's automatic updates do: they keep the computed clock true. With the steady buffer up
   /// to 6 s: each update wakes splay twice, and a sound card's clock strays from the system's by tens of µs a
   /// second at most. Unlike libpulse's, they stop while the stream is corked (those went on every 1.5 s and kept
   /// a paused player waking): a pause cancels the timer, a seek or stop stops it at its next firing. `restart`

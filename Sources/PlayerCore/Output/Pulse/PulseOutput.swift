@@ -145,9 +145,8 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
   var prefillActions: [(Bool) -> Void] = []
   /// Corks and uncorks the server acknowledged, waiting for the next timing update (``pause()``, ``start()``).
   var awaitingTiming: [TimingWaiter] = []
-  /// From an uncork until the timing update requested behind it: libpulse would interpolate the clock from
-  /// an update taken while corked, as far ahead as the time spent corked, so it is not read (the position
-  /// holds, no gapless boundary is taken as played).
+  /// From an uncork until the timing update requested behind it: the last update was taken while corked, so
+  /// the clock is not read (the position holds, no gapless boundary is taken as played).
   var clockStale = false
   /// Asks for timing updates while audio flows (``scheduleTimingLocked(restart:)``).
   let timingTimer: MainloopTimer
