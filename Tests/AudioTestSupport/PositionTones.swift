@@ -23,33 +23,13 @@ public enum PositionTones {
   /// Writes track `track` as a 16-bit stereo WAV at `path`, the phase continuous across the steps (no click
   /// spreads one step's power over its neighbours).
   public static func write(track: Int, to path: String) throws {
-    let frames = Int(trackSeconds * Double(rate))
-    var data = Data()
-    func append<T: FixedWidthInteger>(_ value: T) {
-      withUnsafeBytes(of: value.littleEndian) { data.append(contentsOf: $0) }
-    }
-    data.append(contentsOf: Array("RIFF".utf8))
-    append(UInt32(36 + frames * 4))
-    data.append(contentsOf: Array("WAVEfmt ".utf8))
-    append(UInt32(16))
-    append(UInt16(1))
-    append(UInt16(2))
-    append(UInt32(rate))
-    append(UInt32(rate * 4))
-    append(UInt16(4))
-    append(UInt16(16))
-    data.append(contentsOf: Array("data".utf8))
-    append(UInt32(frames * 4))
     let framesPerStep = Int(stepSeconds * Double(rate))
     var phase = 0.0
-    for frame in 0..<frames {
+    try StereoWAV.write(frames: Int(trackSeconds * Double(rate)), rate: rate, to: path) { frame in
       let step = min(frame / framesPerStep, stepsPerTrack - 1)
       phase += 2 * Double.pi * frequency(track: track, step: step) / Double(rate)
-      let sample = Int16(0.5 * 32767 * sin(phase))
-      append(sample)
-      append(sample)
+      return 0.5 * sin(phase)
     }
-    try data.write(to: URL(fileURLWithPath: path))
   }
 
   /// The track and step sounding in `window` (mono, `rate` frames a second) among `tracks` tracks; nil when

@@ -1,3 +1,4 @@
+import AudioTestSupport
 import Foundation
 
 /// Short WAV tracks that each hold one step of the fixtures' tone ladder (400 + 100·k Hz), so that a
@@ -13,29 +14,9 @@ enum ToneTracks {
   static func write(step: Int, to path: String, quarters: Int = quarters) throws {
     try FileManager.default.createDirectory(
       atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-    let frames = rate / 4 * quarters
     let frequency = Double(400 + 100 * step)
-    var data = Data()
-    func append<T: FixedWidthInteger>(_ value: T) {
-      withUnsafeBytes(of: value.littleEndian) { data.append(contentsOf: $0) }
+    try StereoWAV.write(frames: rate / 4 * quarters, rate: rate, to: path) { frame in
+      0.5 * sin(2 * Double.pi * frequency * Double(frame) / Double(rate))
     }
-    data.append(contentsOf: Array("RIFF".utf8))
-    append(UInt32(36 + frames * 4))
-    data.append(contentsOf: Array("WAVEfmt ".utf8))
-    append(UInt32(16))
-    append(UInt16(1))
-    append(UInt16(2))
-    append(UInt32(rate))
-    append(UInt32(rate * 4))
-    append(UInt16(4))
-    append(UInt16(16))
-    data.append(contentsOf: Array("data".utf8))
-    append(UInt32(frames * 4))
-    for frame in 0..<frames {
-      let sample = Int16(0.5 * 32767 * sin(2 * Double.pi * frequency * Double(frame) / Double(rate)))
-      append(sample)
-      append(sample)
-    }
-    try data.write(to: URL(fileURLWithPath: path))
   }
 }
