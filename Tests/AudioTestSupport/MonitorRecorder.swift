@@ -5,7 +5,9 @@ import Synchronization
 /// Records what reaches the null sink, by running `parec` on its monitor: the proof of what was heard.
 ///
 /// Each chunk is stamped with `CLOCK_MONOTONIC` on arrival, the clock of splay's confirmations, so a test can
-/// relate "the future resolved" to "the audio changed at the sink".
+/// relate "the future resolved" to "the audio changed at the sink". On the truth sink (`PulseEnvironment.truthFile`)
+/// the recording is what the sink's clock played instead, each chunk stamped when it played; `parec` still reads
+/// the monitor there, so that the sink renders in the small blocks a recorded sink renders in.
 public final class MonitorRecorder: Sendable {
   /// Interleaved stereo float samples at 44.1 kHz (the sandbox sink's format), with arrival times.
   public struct Recording: Sendable {
@@ -59,18 +61,38 @@ public final class MonitorRecorder: Sendable {
     let state = Lock<(samples: [Float], arrivals: [(frame: Int, time: UInt64)], pending: [UInt8])>(([], [], []))
   }
   private let captured = Captured()
+  private let truth: TruthFileReader?
 
   /// Starts recording the sink's monitor; waits until audio (or silence) flows.
-  public init(sink: String = PulseEnvironment.sink) throws {
+  ///
+  /// `drivingTheSink: false` leaves a truth sink as nobody records it (rendering 2-second blocks) and reads its
+  /// file alone; elsewhere the monitor's reader is the recording, and the flag changes nothing.
+  public init(sink: String = PulseEnvironment.sink, drivingTheSink: Bool = true) throws {
     process.executableURL = URL(fileURLWithPath: "/usr/bin/parec")
     process.arguments = [
       "--device=\(sink).monitor", "--format=float32le", "--rate=44100", "--channels=2",
       "--latency-msec=\(PulseEnvironment.recorderLatencyMilliseconds)",
       "--raw",
     ]
+    process.standardError = FileHandle.nullDevice
+    if let path = PulseEnvironment.truthFile {
+      truth = try TruthFileReader(path: path)
+      guard drivingTheSink else { return }
+      process.standardOutput = FileHandle.nullDevice
+      try process.run()
+      // A plain null sink renders 2-second blocks until a low-latency client connects, and a stream started
+      // before the block it rendered has played is not heard until then: wait until it renders ahead by little.
+      let deadline = Self.now() + 3_000_000_000
+      while truth?.playedUntil == nil || (PulseEnvironment.sinkLatency(of: sink) ?? .max) > 50_000,
+        Self.now() < deadline
+      {
+        usleep(10_000)
+      }
+      return
+    }
+    truth = nil
     let pipe = Pipe()
     process.standardOutput = pipe
-    process.standardError = FileHandle.nullDevice
     let data = self.captured
     pipe.fileHandleForReading.readabilityHandler = { handle in
       let chunk = handle.availableData
@@ -96,13 +118,28 @@ public final class MonitorRecorder: Sendable {
     while captured.state.withLock({ $0.samples.count }) < 4410 * 2, Self.now() < deadline { usleep(1000) }
   }
 
+  deinit {
+    truth?.stop()
+    if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+  }
+
   /// What was heard so far; the recording goes on.
   public func snapshot() -> Recording {
-    captured.state.withLock { Recording(samples: $0.samples, arrivals: $0.arrivals) }
+    if let truth { return truth.recording() }
+    return captured.state.withLock { Recording(samples: $0.samples, arrivals: $0.arrivals) }
   }
 
   /// Stops recording and returns what was heard.
   public func stop() -> Recording {
+    if let truth {
+      // What played until 50 ms from now, once the sink has written it (after its block, if it renders 2 s).
+      let wanted = Self.now() + 50_000_000
+      let patience = Self.now() + 4_500_000_000
+      while (truth.playedUntil ?? 0) < wanted, Self.now() < patience { usleep(2_000) }
+      truth.stop()
+      if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+      return truth.recording()
+    }
     // Wait for a chunk that arrived 50 ms after now: what the sink played until now is then recorded, however
     // late a busy machine ran parec (a fixed 50 ms sleep lost the last tone of a file under load). The monitor
     // sends silence while nothing plays, so chunks keep coming. `waitUntilExit` spins a run loop that a test's

@@ -18,8 +18,28 @@ public enum PulseEnvironment {
   /// Why the monitor's recording is not what was heard at all, around a stream's start, cork, flush or seek: the
   /// sink rewinds, and its monitor keeps the audio that a rewind replaced (paplay's own recording of a WAV file
   /// differs from the file in 5,311 of 132,300 frames on this sink). Nil on the other flavours.
+  /// Nil on the truth sink too, whose recording is what its clock played.
   public static let monitorRewinds: String? =
-    flavour == "pulse-plain" ? "the sink rewinds, and its monitor keeps the audio that a rewind replaced" : nil
+    flavour == "pulse-plain" && truthFile == nil
+    ? "the sink rewinds, and its monitor keeps the audio that a rewind replaced" : nil
+
+  /// The file in which the sink writes what its clock played, when it is the truth sink (scripts/pulse-sandbox
+  /// loads it on pulse-plain where it can build it), read from the sink's module arguments; nil otherwise.
+  public static let truthFile: String? = {
+    guard server != nil, let modules = try? run("/usr/bin/pactl", ["list", "modules", "short"]).stdout else {
+      return nil
+    }
+    for line in modules.split(separator: "\n") {
+      let fields = line.split(separator: "\t", omittingEmptySubsequences: false)
+      guard fields.count >= 3, fields[1] == "module-truth-sink" else { continue }
+      let arguments = fields[2].split(separator: " ")
+      guard arguments.contains("sink_name=\(sink)"),
+        let file = arguments.first(where: { $0.hasPrefix("file=") })
+      else { continue }
+      return String(file.dropFirst("file=".count))
+    }
+    return nil
+  }()
 
   /// Why the monitor records resampled audio (PipeWire's graph at another rate than the files' 44.1 kHz), or nil.
   public static let resampled: String? = {
@@ -31,6 +51,18 @@ public enum PulseEnvironment {
   /// The latency the monitor recorder asks for. PipeWire's pulse server garbles a 5 ms capture (frames lost and
   /// repeated in one of a few hundred blocks, paplay's own audio included); 20 ms records it intact.
   public static let recorderLatencyMilliseconds = flavour == "pipewire" ? 20 : 5
+
+  /// How far ahead of its clock `sink` has rendered, in microseconds (`pactl list sinks`), or nil.
+  public static func sinkLatency(of sink: String) -> Int? {
+    guard let listing = try? run("/usr/bin/pactl", ["list", "sinks"]).stdout else { return nil }
+    for block in listing.components(separatedBy: "Sink #").dropFirst() where block.contains("Name: \(sink)\n") {
+      guard let line = block.split(separator: "\n").first(where: { $0.contains("Latency: ") }),
+        let value = line.split(separator: " ").dropFirst().first(where: { Int($0) != nil })
+      else { return nil }
+      return Int(value)
+    }
+    return nil
+  }
 
   /// True when a server is configured and answers `pactl info`.
   public static let available: Bool = {

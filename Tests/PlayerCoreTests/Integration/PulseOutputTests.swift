@@ -322,7 +322,7 @@ struct PulseOutputTests {
       let targetFrame = Int(target * 44_100)
       let probe = Array(reference[targetFrame..<(targetFrame + 4096)])
       let found = locate(probe, in: left, range: 0..<(left.count - 4096))
-      #expect(found.found, "the content at \(target) s reached the sink")
+      try #require(found.found, "the content at \(target) s reached the sink (\(left.count) frames recorded)")
       // Nothing of the file just before the target precedes it: the new audio starts exactly at the target.
       // Resampled, a tone's period leaves the start ambiguous by a few frames: judged at 44.1 kHz instead.
       if let reason = PulseEnvironment.resampled {
@@ -370,7 +370,10 @@ struct PulseOutputTests {
       }
       let loud = peak(between: full - 300_000_000, and: full)
       let quiet = peak(between: full + 300_000_000, and: full + 550_000_000)
-      #expect(loud > 0.4)
+      let began = recording.firstAudibleFrame().flatMap(recording.time(ofFrame:)).map {
+        "\((Double($0) - Double(full)) / 1e6) ms"
+      }
+      #expect(loud > 0.4, "the audio began at \(began ?? "no time") from the full-volume mark")
       // PulseAudio's 50 % is (0.5)³ of the amplitude. Peaks of a resampled recording fall between the samples
       // of the tone (0.1107 once on PipeWire at 48 kHz), so the bound is wider there.
       let tolerance = PulseEnvironment.resampled == nil ? 0.01 : 0.02
