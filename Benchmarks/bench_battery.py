@@ -32,7 +32,8 @@ SERVERS = {"pulse-plain": "plain PulseAudio", "pipewire": "PipeWire"}
 @contextmanager
 def sandbox(flavour):
     """Starts the sandbox `flavour` and points PULSE_SERVER at it while entered; stops it on exit."""
-    environment = dict(os.environ, SPLAY_SANDBOX=flavour)
+    # The plain null sink itself, not the tests' truth sink, which also writes what it plays to a file.
+    environment = dict(os.environ, SPLAY_SANDBOX=flavour, SPLAY_TRUTH_SINK="0")
     started = subprocess.run([str(SANDBOX), "start"], env=environment, capture_output=True, text=True)
     if started.returncode != 0:
         sys.exit(f"scripts/pulse-sandbox could not start the {flavour} server: {started.stderr.strip()}")

@@ -36,6 +36,7 @@ extension PlayerState {
 extension ConfirmedPosition {
   func write(members json: inout JSONWriter) throws {
     json.field("confirmedAt", confirmedAt)
+    if let movesAt { json.field("movesAt", movesAt) }
     try json.field("rate", rate)
     try json.field("seconds", seconds)
   }

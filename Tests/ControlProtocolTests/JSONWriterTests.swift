@@ -40,7 +40,8 @@ import Testing
     let full = full(frames)
     return PlayerState(
       status: status, track: full ? track : nil,
-      position: ConfirmedPosition(seconds: seconds, confirmedAt: UInt64(frames), rate: full ? 1 : 0),
+      position: ConfirmedPosition(
+        seconds: seconds, confirmedAt: UInt64(frames), rate: full ? 1 : 0, movesAt: full ? UInt64(frames) + 7 : nil),
       volume: Int(frames % 101), queue: full ? [text, awkward] : [], index: full ? 1 : nil, revision: UInt64(frames),
       device: full ? awkward : nil, repeatMode: RepeatMode.allCases[Int(frames % 3)], shuffle: frames % 4 == 0,
       muted: frames % 3 == 1)

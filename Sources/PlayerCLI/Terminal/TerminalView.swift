@@ -245,7 +245,10 @@ final class TerminalView: PlaybackView {
   /// paused, stopped or holding for a command (states and keys draw then). A fixed 100 ms tick woke the
   /// process and the terminal ten times a second, paused or not.
   private func scheduleNextFrame(_ layout: ScreenLayout, clockRuns: Bool) {
-    let wait = clockRuns ? layout.secondsUntilTheClockMoves.map { $0 / layout.state.position.rate } : nil
+    // A position that the server plays only later (``ConfirmedPosition/movesAt``) holds until then.
+    let now = Self.monotonicNow()
+    let hold = layout.state.position.movesAt.map { $0 > now ? Double($0 - now) / 1e9 : 0 } ?? 0
+    let wait = clockRuns ? layout.secondsUntilTheClockMoves.map { hold + $0 / layout.state.position.rate } : nil
     timer.withLock { timer in
       // A few milliseconds past the change, so that the estimate has crossed it when the frame is drawn.
       let deadline = wait.map { DispatchTime.now() + .nanoseconds(Int(($0 + 0.005) * 1e9)) } ?? .distantFuture

@@ -314,7 +314,8 @@ public struct PlayerStateMachine: Sendable {
 
   func position(_ confirmation: OutputConfirmation) -> ConfirmedPosition {
     ConfirmedPosition(
-      seconds: confirmation.position, confirmedAt: confirmation.time, rate: confirmation.running ? 1 : 0)
+      seconds: confirmation.position, confirmedAt: confirmation.time, rate: confirmation.running ? 1 : 0,
+      movesAt: confirmation.running ? confirmation.movesAt : nil)
   }
 
   /// Consumes `next`, so that setting its revision writes the storage the caller's changes already own

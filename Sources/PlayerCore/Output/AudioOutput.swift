@@ -20,11 +20,14 @@ public struct OutputConfirmation: Equatable, Hashable, Sendable {
   /// The gapless advance that began `stream`, when one did: a confirmation can reach the controller before the
   /// ``OutputEvent/trackAdvanced(from:_:track:)`` event, and its position counts from that track.
   public var advance: GaplessAdvance?
+  /// When the audio at `position` will be heard, if the server has taken it but not played it yet
+  /// (``ConfirmedPosition/movesAt``); nil when it is heard now or nothing moves.
+  public var movesAt: UInt64?
 
   /// Creates a confirmation.
   public init(
     position: Double, time: UInt64, running: Bool, stream: UInt64 = 0, device: String? = nil, volume: Int? = nil,
-    advance: GaplessAdvance? = nil
+    advance: GaplessAdvance? = nil, movesAt: UInt64? = nil
   ) {
     self.position = position
     self.time = time
@@ -33,6 +36,7 @@ public struct OutputConfirmation: Equatable, Hashable, Sendable {
     self.device = device
     self.volume = volume
     self.advance = advance
+    self.movesAt = movesAt
   }
 }
 

@@ -9,12 +9,17 @@ public struct ConfirmedPosition: Equatable, Hashable, Codable, Sendable {
   public var confirmedAt: UInt64
   /// Media seconds per second since the confirmation: 1 while playing, 0 while paused or stopped.
   public var rate: Double
+  /// When the position starts to move, if later than `confirmedAt`: the server has taken the audio at
+  /// `seconds` but plays it only then (a sink's latency; a null sink still playing out the 2-second block it
+  /// rendered before). Nil when it moves from `confirmedAt`.
+  public var movesAt: UInt64?
 
   /// Creates a confirmed position.
-  public init(seconds: Double, confirmedAt: UInt64, rate: Double) {
+  public init(seconds: Double, confirmedAt: UInt64, rate: Double, movesAt: UInt64? = nil) {
     self.seconds = seconds
     self.confirmedAt = confirmedAt
     self.rate = rate
+    self.movesAt = movesAt
   }
 
   /// The start of a track, not moving.
@@ -22,8 +27,9 @@ public struct ConfirmedPosition: Equatable, Hashable, Codable, Sendable {
 
   /// The position a view may show at monotonic time `now`, clamped to `limit` (the track's duration).
   public func estimated(at now: UInt64, limit: Double = .infinity) -> Double {
-    guard rate > 0, now > confirmedAt else { return min(seconds, limit) }
-    let elapsed = Double(now - confirmedAt) / 1e9
+    let start = max(confirmedAt, movesAt ?? 0)
+    guard rate > 0, now > start else { return min(seconds, limit) }
+    let elapsed = Double(now - start) / 1e9
     return min(seconds + elapsed * rate, limit)
   }
 }

@@ -67,8 +67,19 @@ extension PulseOutput {
   func confirmationLocked() -> OutputConfirmation {
     // The position first: reading it may move on to the next track, which the confirmation then names.
     let position = positionLocked()
+    let now = Self.now()
     return OutputConfirmation(
-      position: position, time: Self.now(), running: running, stream: streamNumber, advance: gapless.lastAdvance)
+      position: position, time: now, running: running, stream: streamNumber, advance: gapless.lastAdvance,
+      movesAt: movesAtLocked(position: position, now: now))
+  }
+
+  /// When the audio at `position` will be heard, while the server has not played up to it yet: after a start,
+  /// a resume or a seek, by the sink's latency; on a null sink nobody records, once the 2-second block it
+  /// rendered before has played out (a view's clock ran 1.8 s ahead of the audio there). Nil once heard.
+  private func movesAtLocked(position: Double, now: UInt64) -> UInt64? {
+    guard running, let anchorStreamTime, let clock = signedStreamClockLocked() else { return nil }
+    let heard = Int64(anchorStreamTime) + Int64(((position - anchorSeconds) * 1e6).rounded())
+    return heard > clock ? now + UInt64(heard - clock) * 1_000 : nil
   }
 
   /// The played position: the anchor plus the stream time since it, through the ``PositionFilter`` (never
@@ -95,20 +106,25 @@ extension PulseOutput {
   /// runs on with the wall clock on a stream that has never played, corked or not: 0.2 s corked after `jump`
   /// put the next `play` 0.2 s ahead of the audio. Nil while the clock is stale (``clockStale``) or unknown.
   func streamClockLocked() -> pa_usec_t? {
+    signedStreamClockLocked().map { pa_usec_t(max($0, 0)) }
+  }
+
+  /// ``streamClockLocked()``, negative while the sink still plays what it holds from before the stream's start.
+  private func signedStreamClockLocked() -> Int64? {
     guard !clockStale, let stream, let timing = pa_stream_get_timing_info(stream),
       timing.pointee.read_index_corrupt == 0, timing.pointee.read_index >= 0,
       let spec = pa_stream_get_sample_spec(stream)
     else { return nil }
     let info = timing.pointee
-    let read = pa_bytes_to_usec(UInt64(info.read_index), spec)
+    let read = Int64(pa_bytes_to_usec(UInt64(info.read_index), spec))
     // Corked, nothing is heard: the clock stands at the read index, where the next frame will play from.
     guard running else { return read }
     // The frame being heard is the sink's latency behind the read index, which has moved on since the update
     // while the server played.
-    var usec = read > info.sink_usec ? read - info.sink_usec : 0
+    var usec = read - Int64(info.sink_usec)
     if info.playing != 0 {
       var stamp = info.timestamp
-      usec += pa_timeval_age(&stamp)
+      usec += Int64(pa_timeval_age(&stamp))
     }
     return usec
   }
