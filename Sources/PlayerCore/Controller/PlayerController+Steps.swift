@@ -74,9 +74,20 @@ extension PlayerController {
     }
   }
 
+  /// A volume or mute change as the server has it now: the event may have been read before the answer to a
+  /// `volume` or `mute` command that the controller has applied since (a restore that the command overrode).
+  static func current(_ event: OutputEvent, server: (level: Int, muted: Bool)?) -> OutputEvent {
+    guard let server else { return event }
+    switch event {
+    case .volumeChanged: return .volumeChanged(server.level)
+    case .muteChanged: return .muteChanged(server.muted)
+    default: return event
+    }
+  }
+
   func handle(_ event: OutputEvent) -> Progress {
     if case .trackFailed(let error, _) = event { configuration.onTrackSkipped?(error) }
-    let reaction = core.withLock { $0.machine.handle(event) }
+    let reaction = core.withLock { $0.machine.handle(Self.current(event, server: output.serverVolume)) }
     switch reaction {
     case .publish(let state):
       observers.publish(state)

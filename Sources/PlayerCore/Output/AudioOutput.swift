@@ -138,6 +138,12 @@ public protocol AudioOutput: AnyObject, Sendable {
   /// controller does not open the next track before the current one has finished.
   var playsGapless: Bool { get }
 
+  /// The stream's volume and mute flag as the output knows them from the server now (its latest reading or
+  /// acknowledgement), or nil when it keeps none. A change event reaches the controller behind the commands
+  /// queued before it, and one read before a `volume` command's acknowledgement must not undo it: the
+  /// controller publishes what the output knows when it takes the event up.
+  var serverVolume: (level: Int, muted: Bool)? { get }
+
   /// Offers the track that follows stream `stream`, so that its first frame follows the current track's last
   /// frame with nothing in between. Resolves with `true` when the output took it: it then reports
   /// ``OutputEvent/trackAdvanced(from:_:track:)`` once that boundary has been played, and no `trackFinished`
@@ -153,6 +159,9 @@ extension AudioOutput {
 
   /// Outputs that do not implement gapless playback play one stream per track.
   public var playsGapless: Bool { false }
+
+  /// Outputs whose events are never outrun by a command's answer keep no separate reading.
+  public var serverVolume: (level: Int, muted: Bool)? { nil }
 
   /// Declines: the next track is opened when the current one has finished.
   public func prepareNext(_ decoder: any AudioDecoder, following stream: UInt64) -> Future<Bool, PlayerError> {

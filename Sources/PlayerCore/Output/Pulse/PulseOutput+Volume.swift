@@ -97,6 +97,11 @@ extension PulseOutput {
       }, failure: { error in done(.failure(error)) })
   }
 
+  /// The stream's volume and mute flag as last read from the server or acknowledged by it.
+  public var serverVolume: (level: Int, muted: Bool)? {
+    locked { stream == nil ? nil : (volumePercent, muted) }
+  }
+
   static func percent(_ volume: pa_volume_t) -> Int {
     Int((Double(volume) * 100 / Double(PA_VOLUME_NORM)).rounded())
   }
