@@ -15,6 +15,8 @@ struct ConfirmedPositionTests {
     #expect(position.estimated(at: 2_000_000_000) == 2)
     #expect(position.estimated(at: 2_500_000_000) == 2)
     #expect(position.estimated(at: 3_000_000_000) == 2.5)
+    #expect(position.secondsUntilItMoves(at: 2_000_000_000) == 0.5)
+    #expect(position.secondsUntilItMoves(at: 3_000_000_000) == 0)
   }
 
   @Test func aPausedPositionNeverMoves() {

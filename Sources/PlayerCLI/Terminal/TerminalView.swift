@@ -245,9 +245,8 @@ final class TerminalView: PlaybackView {
   /// paused, stopped or holding for a command (states and keys draw then). A fixed 100 ms tick woke the
   /// process and the terminal ten times a second, paused or not.
   private func scheduleNextFrame(_ layout: ScreenLayout, clockRuns: Bool) {
-    // A position that the server plays only later (``ConfirmedPosition/movesAt``) holds until then.
-    let now = Self.monotonicNow()
-    let hold = layout.state.position.movesAt.map { $0 > now ? Double($0 - now) / 1e9 : 0 } ?? 0
+    // A position that the server plays only later holds until then.
+    let hold = layout.state.position.secondsUntilItMoves(at: Self.monotonicNow())
     let wait = clockRuns ? layout.secondsUntilTheClockMoves.map { hold + $0 / layout.state.position.rate } : nil
     timer.withLock { timer in
       // A few milliseconds past the change, so that the estimate has crossed it when the frame is drawn.

@@ -25,6 +25,12 @@ public struct ConfirmedPosition: Equatable, Hashable, Codable, Sendable {
   /// The start of a track, not moving.
   public static let zero = ConfirmedPosition(seconds: 0, confirmedAt: 0, rate: 0)
 
+  /// Seconds from monotonic time `now` until the position starts to move (``movesAt``); 0 once it may.
+  public func secondsUntilItMoves(at now: UInt64) -> Double {
+    guard let movesAt, movesAt > now else { return 0 }
+    return Double(movesAt - now) / 1e9
+  }
+
   /// The position a view may show at monotonic time `now`, clamped to `limit` (the track's duration).
   public func estimated(at now: UInt64, limit: Double = .infinity) -> Double {
     let start = max(confirmedAt, movesAt ?? 0)
