@@ -144,7 +144,7 @@ extension JSONWriterTests {
   /// size asked for, so that a long queue is never one string in memory.
   @Test func theQueueLineInPiecesIsTheFullPagesLine() {
     var state = PlayerState()
-    state.queue = (1...500).map { "/music/\($0) \"x\"\\y ü.flac" }
+    state.queue = TrackQueue((1...500).map { "/music/\($0) \"x\"\\y ü.flac" })
     state.queueRevision = 9
     var pieces: [[UInt8]] = []
     QueuePage.writeLine(of: state, pieceSize: 1_000) { pieces.append($0) }

@@ -104,7 +104,7 @@ import Testing
       }
       let position = state.position.estimated(at: now)
       let mismatch =
-        state.status.name != model.status || state.queue != model.queue || state.index != model.index
+        state.status.name != model.status || Array(state.queue) != model.queue || state.index != model.index
         || state.volume != model.volume || abs(position - model.position) > 0.01
       if mismatch {
         if ProcessInfo.processInfo.environment["SPLAY_MODEL_TRACE"] != nil {

@@ -10,7 +10,7 @@ import Testing
   /// A machine playing the first of `queue` on stream 7, confirmed at time 1,000.
   private func playing(_ queue: [String]) -> PlayerStateMachine {
     var machine = PlayerStateMachine()
-    let open = OutputStep.open(queue: queue, index: 0, seconds: 0, then: .playing)
+    let open = OutputStep.open(queue: TrackQueue(queue), index: 0, seconds: 0, then: .playing)
     let confirmation = OutputConfirmation(position: 0, time: 1_000, running: true, stream: 7)
     _ = machine.confirm(open, .stream(confirmation, track: track(queue[0])))
     return machine

@@ -5,7 +5,7 @@ import Testing
 /// as the row that changed. The player stands on track 2 of 3 ("b", 10 s long) at 4 s with the volume at 50 %,
 /// except when idle (nothing loaded).
 @Suite struct PlayerStateMachineDecisionTests {
-  private static let queue = ["a.flac", "b.flac", "c.flac"]
+  private static let queue: TrackQueue = ["a.flac", "b.flac", "c.flac"]
   private static let track = TrackInfo(path: "b.flac", format: "FLAC", sampleRate: 44_100, channels: 2, frames: 441_000)
   private static let failure = PlayerError.outputLost(detail: "gone")
 

@@ -6,7 +6,7 @@ import Testing
 /// every failure (`fail`) in every status, as tables. The player stands on track 2 of 3 ("b", 10 s long) at 4 s,
 /// confirmed at time 1,000 on stream 7, with the volume at 50 % (nothing loaded when idle).
 @Suite struct PlayerStateMachineReactionTests {
-  private static let queue = ["a.flac", "b.flac", "c.flac"]
+  private static let queue: TrackQueue = ["a.flac", "b.flac", "c.flac"]
   private static let track = TrackInfo(path: "b.flac", format: "FLAC", sampleRate: 44_100, channels: 2, frames: 441_000)
   private static let next = TrackInfo(path: "c.flac", format: "FLAC", sampleRate: 44_100, channels: 2, frames: 88_200)
   private static let failure = PlayerError.outputLost(detail: "gone")

@@ -1,7 +1,7 @@
 /// One thing the controller asks of the audio output on behalf of a command.
 public enum OutputStep: Equatable, Hashable, Sendable {
   /// Opens `queue[index]` at `seconds`; `then` says what the player does once it is open.
-  case open(queue: [String], index: Int, seconds: Double, then: StatusAfterOpen)
+  case open(queue: TrackQueue, index: Int, seconds: Double, then: StatusAfterOpen)
   /// Uncorks.
   case start
   /// Corks.

@@ -51,17 +51,11 @@ public struct PlayerStateMachine: Sendable {
     random = SplitMix64(seed: shuffleSeed)
   }
 
-  /// With `shuffle` on: the queue's indices in the order they play, the current track first. Drawn again when
-  /// the queue changes or the shuffle is turned on.
-  private var playOrder: [Int] = []
+  /// With `shuffle` on: the order the queue plays in, the current track first. Drawn again when the queue is
+  /// replaced or the shuffle is turned on; tracks appended join it among those still to play.
+  private var shuffleOrder = ShuffleOrder()
   /// Where the shuffle orders come from; part of the value, so that a copy of the machine draws the same.
   private var random: SplitMix64
-
-  static func shuffledOrder(count: Int, first: Int?, using random: inout SplitMix64) -> [Int] {
-    var rest = Array(0..<count).filter { $0 != first }
-    rest.shuffle(using: &random)
-    return (first.map { [$0] } ?? []) + rest
-  }
 
   /// Decides what `command` needs, without changing anything.
   public func decide(_ command: PlayerCommand) -> Decision {
@@ -74,13 +68,15 @@ public struct PlayerStateMachine: Sendable {
       guard paths.count <= Self.maximumQueueLength else {
         return .reject(.limitExceeded(what: "tracks in the queue", limit: Self.maximumQueueLength))
       }
-      return .perform(.open(queue: paths, index: startIndex(count: paths.count), seconds: 0, then: .stopped))
+      return .perform(
+        .open(queue: TrackQueue(paths), index: startIndex(count: paths.count), seconds: 0, then: .stopped))
     case .enqueue(let paths):
       guard state.queue.count + paths.count <= Self.maximumQueueLength else {
         return .reject(.limitExceeded(what: "tracks in the queue", limit: Self.maximumQueueLength))
       }
       if status == .idle {
-        return .perform(.open(queue: paths, index: startIndex(count: paths.count), seconds: 0, then: .stopped))
+        return .perform(
+          .open(queue: TrackQueue(paths), index: startIndex(count: paths.count), seconds: 0, then: .stopped))
       }
       var next = state
       next.queue += paths
@@ -171,13 +167,15 @@ public struct PlayerStateMachine: Sendable {
   public func step(from index: Int, by delta: Int) -> Int? {
     let count = state.queue.count
     guard count > 0 else { return nil }
-    let position = state.shuffle && playOrder.count == count ? playOrder.firstIndex(of: index) ?? index : index
+    // An index outside the queue comes from a step whose new queue failed to open: it moves in queue order.
+    let shuffled = state.shuffle && shuffleOrder.count == count && index >= 0 && index < count
+    let position = shuffled ? shuffleOrder.place(of: index) : index
     var target = position + delta
     if !(0..<count).contains(target) {
       guard state.repeatMode == .all else { return nil }
       target = ((target % count) + count) % count
     }
-    return state.shuffle && playOrder.count == count ? playOrder[target] : target
+    return shuffled ? shuffleOrder[target] : target
   }
 
   /// Moving through the queue keeps the player playing, paused or stopped as it was.
@@ -324,8 +322,13 @@ public struct PlayerStateMachine: Sendable {
     let queueChanged = next.queue != state.queue
     if queueChanged { next.queueRevision = state.queueRevision + 1 }
     guard !next.sameContent(as: state) else { return nil }
-    if next.shuffle, !state.shuffle || queueChanged || playOrder.count != next.queue.count {
-      playOrder = Self.shuffledOrder(count: next.queue.count, first: next.index, using: &random)
+    if next.shuffle {
+      let ordered = state.shuffle && shuffleOrder.count == state.queue.count
+      if ordered, queueChanged, next.index == state.index, next.queue.hasPrefix(state.queue) {
+        shuffleOrder.extend(to: next.queue.count, after: next.index, using: &random)
+      } else if !ordered || queueChanged {
+        shuffleOrder = .drawn(count: next.queue.count, first: next.index, using: &random)
+      }
     }
     next.revision = state.revision + 1
     state = next

@@ -13,7 +13,7 @@ public struct PlayerState: Sendable {
     var track: TrackInfo?
     var position: ConfirmedPosition
     var volume: Int
-    var queue: [String]
+    var queue: TrackQueue
     /// The length a state read from the control protocol carries instead of the paths; nil for a local state.
     var queueLength: Int?
     var queueRevision: UInt64
@@ -48,7 +48,7 @@ public struct PlayerState: Sendable {
     _modify { yield &fields.value.volume }
   }
   /// The paths queued for playback, in order.
-  public var queue: [String] {
+  public var queue: TrackQueue {
     get { fields.value.queue }
     _modify { yield &fields.value.queue }
   }
@@ -97,7 +97,7 @@ public struct PlayerState: Sendable {
   /// Creates a state; the defaults describe a player with nothing loaded.
   public init(
     status: PlaybackStatus = .idle, track: TrackInfo? = nil, position: ConfirmedPosition = .zero,
-    volume: Int = 100, queue: [String] = [], index: Int? = nil, revision: UInt64 = 0, device: String? = nil,
+    volume: Int = 100, queue: TrackQueue = [], index: Int? = nil, revision: UInt64 = 0, device: String? = nil,
     repeatMode: RepeatMode = .off, shuffle: Bool = false, muted: Bool = false, queueRevision: UInt64 = 0
   ) {
     fields = CopyOnWrite(
