@@ -3,8 +3,8 @@
 // Besides "no crash":
 // - whatever the reader accepts, Foundation's JSONDecoder (ControlRequestReference, the reading it replaced)
 //   accepts too, as the same request: the reader may be stricter, never looser or different;
-// - a player command that decodes is encoded again in the JSON form the protocol documents (PlayerCommand's
-//   Codable conformance) and must decode to the same command.
+// - a player command that decodes is written again as a request line (ControlRequest.lineBytes, what `splay
+//   ctl` sends) and must decode to the same command.
 
 import Foundation
 
@@ -24,12 +24,7 @@ public func controlRequestFuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int
     fatalError("JSONReader accepted what JSONDecoder refuses (\(error.message)): \(request) from \(Array(bytes))")
   }
   guard case .player(let command) = request.kind else { return 0 }
-  let encoded: Data
-  do {
-    encoded = try JSONEncoder().encode(command)
-  } catch {
-    fatalError("cannot encode \(command): \(error)")
-  }
+  let encoded = ControlRequest(id: request.id, kind: .player(command)).lineBytes().dropLast()
   switch ControlRequest.decode(encoded) {
   case .success(let again):
     guard case .player(let back) = again.kind, FuzzOracle.sameCommand(command, back) else {

@@ -3,7 +3,7 @@
 
 import Foundation
 
-// Testable: it decodes arguments with PlayerCore's internal CommandArgument, as the protocol did then.
+// Testable: its arguments go through PlayerCore's internal `decimalText`, as the protocol's did then.
 @testable import PlayerCore
 
 enum ControlRequestReference {
@@ -57,6 +57,26 @@ private struct ReferenceRawRequest: Decodable {
       args = list.map(\.text)
     } else {
       throw Invalid(id: id, message: "\"args\" must be an array of strings and numbers")
+    }
+  }
+}
+
+/// One JSON argument as the protocol read it with Foundation: a string, an integer or a decimal, turned into
+/// the word the text form would use.
+private struct CommandArgument: Decodable {
+  var text: String
+
+  init(from decoder: any Decoder) throws {
+    let c = try decoder.singleValueContainer()
+    if let s = try? c.decode(String.self) {
+      text = s
+    } else if let i = try? c.decode(Int.self) {
+      text = String(i)
+    } else if let d = try? c.decode(Double.self) {
+      guard d.isFinite else { throw DecodingError.dataCorruptedError(in: c, debugDescription: "not a finite number") }
+      text = decimalText(d)
+    } else {
+      throw DecodingError.dataCorruptedError(in: c, debugDescription: "an argument must be a string or a number")
     }
   }
 }

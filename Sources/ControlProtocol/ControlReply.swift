@@ -1,7 +1,7 @@
 import PlayerCore
 
 /// The lines the server writes: replies to requests and state events (docs/protocol.md).
-public enum ControlMessage: Sendable {
+public enum ControlMessage: Equatable, Sendable {
   /// `{"id": ID, "ok": true, "state": {...}}`, with `"skipped": [...]` when a `load` or `enqueue` left
   /// entries of a folder or playlist out (one line each).
   case success(id: RequestID?, state: PlayerState, skipped: [String] = [])

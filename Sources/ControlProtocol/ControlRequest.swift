@@ -50,9 +50,11 @@ public struct ControlRequest: Equatable, Sendable {
     }
   }
 
-  /// The request that an object with these `id`, `command` and `args` members asks for.
-  static func request(id: RequestID?, command: String, args: [String]?) -> Result<ControlRequest, ControlProtocolError>
-  {
+  /// The request that an object with these `id`, `command` and `args` members asks for: what a client such as
+  /// `splay ctl` checks a command line with before it sends it (``lineBytes()``).
+  public static func request(id: RequestID?, command: String, args: [String]?) -> Result<
+    ControlRequest, ControlProtocolError
+  > {
     let name = commandName(command)
     if args == nil || args?.isEmpty == true {
       switch name {
@@ -85,16 +87,21 @@ public struct ControlRequest: Equatable, Sendable {
 }
 
 extension ControlRequest {
+  /// How many paths one `queue` request may ask for.
+  public static let maximumQueueCount = 10_000
+  /// The number of paths a `queue` request without a count gets.
+  public static let defaultQueueCount = 1_000
+
   /// `queue [OFFSET [COUNT]]`: whole numbers, the count at most ``QueuePage/maximumCount``.
   static func queueRequest(id: RequestID?, args: [String]) -> Result<ControlRequest, ControlProtocolError> {
-    let usage = "queue takes an offset from 0 and a count from 1 to \(QueuePage.maximumCount) (queue 0 100)"
+    let usage = "queue takes an offset from 0 and a count from 1 to \(ControlRequest.maximumQueueCount) (queue 0 100)"
     guard args.count <= 2 else {
       return .failure(ControlProtocolError(id: id, code: "bad-arguments", message: usage))
     }
     let numbers = args.map { Int($0) }
     let offset = numbers.first ?? 0
-    let count = numbers.count > 1 ? numbers[1] : QueuePage.defaultCount
-    guard let offset, let count, offset >= 0, (1...QueuePage.maximumCount).contains(count) else {
+    let count = numbers.count > 1 ? numbers[1] : ControlRequest.defaultQueueCount
+    guard let offset, let count, offset >= 0, (1...ControlRequest.maximumQueueCount).contains(count) else {
       return .failure(ControlProtocolError(id: id, code: "bad-arguments", message: usage))
     }
     return .success(ControlRequest(id: id, kind: .queue(offset: offset, count: count)))
@@ -122,26 +129,11 @@ extension ControlRequest {
 }
 
 /// A request identifier as the client sent it.
-public enum RequestID: Equatable, Hashable, Sendable, Codable {
+public enum RequestID: Equatable, Hashable, Sendable {
   /// A JSON integer.
   case number(Int64)
   /// A JSON string.
   case string(String)
-
-  /// Decodes an integer or a string.
-  public init(from decoder: any Decoder) throws {
-    let c = try decoder.singleValueContainer()
-    if let n = try? c.decode(Int64.self) { self = .number(n) } else { self = .string(try c.decode(String.self)) }
-  }
-
-  /// Encodes the identifier as it came.
-  public func encode(to encoder: any Encoder) throws {
-    var c = encoder.singleValueContainer()
-    switch self {
-    case .number(let n): try c.encode(n)
-    case .string(let s): try c.encode(s)
-    }
-  }
 }
 
 /// A request the server could not take: its code and message go back in an error reply.
@@ -213,8 +205,9 @@ private struct RawRequest {
     return .success(RawRequest(id: id, command: command, args: args))
   }
 
-  /// An argument as the command parser reads it: a string as it is, a number as `CommandArgument` writes it
-  /// from `JSONDecoder`: a whole number that fits an `Int` in full, anything else through `decimalText`.
+  /// An argument as the command parser reads it: a string as it is, a number as the protocol's Foundation
+  /// reading made it (Fuzz/ControlRequestReference.swift): a whole number that fits an `Int` in full, anything
+  /// else through `decimalText`.
   private static func argumentText(_ value: JSONValue) -> String? {
     switch value {
     case .string(let text): return text

@@ -6,11 +6,11 @@ import PlayerCore
 /// ```json
 /// {"id": 3, "ok": true, "queue": {"length": 200000, "offset": 0, "paths": ["/music/a.flac", ...], "revision": 4}}
 /// ```
-public struct QueuePage: Equatable, Sendable, Codable {
+public struct QueuePage: Equatable, Sendable {
   /// How many paths one request may ask for.
-  public static let maximumCount = 10_000
+  public static let maximumCount = ControlRequest.maximumQueueCount
   /// The number of paths a request without a count gets.
-  public static let defaultCount = 1_000
+  public static let defaultCount = ControlRequest.defaultQueueCount
 
   /// The queue's length.
   public var length: Int

@@ -1,13 +1,12 @@
-// The JSON of the protocol's values, written field by field (see JSONWriter for why). Keys go in sorted
-// order, and each writer must produce exactly what the type's `Codable` conformance encodes: JSONWriterTests
-// compares them on random values.
+// The JSON of the protocol's values, written field by field (see JSONWriter for why), keys in sorted order:
+// the only writer of states and errors (StateReading reads them back). JSONWriterTests holds each line to
+// Foundation's JSONDecoder reading it as docs/protocol.md documents it.
 
 import PlayerCore
 
 extension PlayerState {
   /// The state as one line of compact JSON with sorted keys (no newline): what `--json` prints and the socket
-  /// sends, byte for byte what `JSONEncoder` writes from the `Codable` form. `{}` for a position that is not a
-  /// number, which no output reports.
+  /// sends. `{}` for a position that is not a number, which no output reports.
   public var jsonText: String {
     var json = JSONWriter()
     guard (try? write(to: &json)) != nil else { return "{}" }
@@ -104,15 +103,6 @@ extension PlayerError {
       json.field("limit", limit)
       json.field("message", message)
       json.field("what", what)
-    }
-  }
-}
-
-extension RequestID {
-  func write(field key: StaticString, to json: inout JSONWriter) {
-    switch self {
-    case .number(let number): json.field(key, number)
-    case .string(let string): json.field(key, string)
     }
   }
 }

@@ -120,3 +120,36 @@ import Testing
         == .success(ControlRequest(id: .number(.min), kind: .player(.play))))
   }
 }
+
+extension ControlRequestReaderTests {
+  /// The line a client writes (`splay ctl`) is read back as the request it was made from.
+  @Test func aRequestLineReadsBackAsTheRequest() throws {
+    let kinds: [ControlRequest.Kind] = [
+      .player(.seek(.relative(5))), .player(.seek(.absolute(12.345))), .player(.load(["a b.flac", "q\"uote\\.mp3"])),
+      .player(.volume(.absolute(40))), .player(.jump(2)), .player(.mute(nil)), .player(.repeatMode(.all)),
+      .player(.play), .status, .subscribe, .unsubscribe, .quit, .queue(offset: 3, count: 20),
+    ]
+    for kind in kinds {
+      for id: RequestID? in [.number(7), .string("a"), nil] {
+        let request = ControlRequest(id: id, kind: kind)
+        #expect(ControlRequest.decode(request.lineBytes().dropLast()) == .success(request), "\(kind)")
+      }
+    }
+    #expect(
+      String(decoding: ControlRequest(id: .number(1), kind: .player(.seek(.relative(-5)))).lineBytes(), as: UTF8.self)
+        == "{\"args\":[\"-5\"],\"command\":\"seek\",\"id\":1}\n")
+  }
+
+  /// Turning such a number into text overflowed Int64 and crashed `splay serve`.
+  @Test(arguments: [
+    #"{"command": "volume", "args": [-1e308]}"#, #"{"command": "seek", "args": [1e300]}"#,
+    #"{"command": "jump", "args": [1e18]}"#, #"{"command": "seek", "args": [-9.3e18]}"#,
+  ])
+  func hugeNumbersAreRefusedNotACrash(json: String) {
+    guard case .failure(let error) = ControlRequest.decode(Array(json.utf8)) else {
+      Issue.record("\(json) was accepted")
+      return
+    }
+    #expect(error.code == "bad-arguments" || error.code == "bad-request", "\(error)")
+  }
+}

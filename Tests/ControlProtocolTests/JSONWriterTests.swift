@@ -5,9 +5,10 @@ import Testing
 
 @testable import ControlProtocol
 
-/// The lines the server writes by hand (`JSONWriter`) must be exactly what Foundation's `JSONEncoder` (sorted
-/// keys, slashes unescaped) writes from the values' `Codable` conformances, so that a field added to a type
-/// without its writer, a key out of order or a string escaped differently fails here.
+/// The lines the server writes by hand (`JSONWriter`, StateJSON) read back as the values written: by
+/// Foundation's `JSONDecoder` (FoundationOracle.swift, the protocol as docs/protocol.md documents it) and by
+/// `ControlMessage.read`, which `splay ctl` uses. A field added without its writer, a key misspelt or a string
+/// escaped wrongly fails here.
 @Suite struct JSONWriterTests {
   static func foundationLine(_ value: some Encodable) throws -> String {
     let encoder = JSONEncoder()
@@ -49,41 +50,60 @@ import Testing
 
   private static func full(_ frames: Int64) -> Bool { frames % 2 == 0 }
 
-  @Test func everyStateAndMessageIsWrittenAsFoundationWritesIt() async {
+  @Test func everyMessageReadsBackAsWrittenByFoundationAndByTheClient() async {
     await propertyCheck(
       count: 500, input: Self.text, Self.awkwardText, Gen.double(in: -1e9...1e9), Gen.int64(in: 0...(1 << 40)),
       Gen.int(in: 0...13), Gen.int64(in: .min ... .max)
     ) { text, awkward, seconds, frames, error, number in
       let state = Self.state(text: text, awkward: awkward, seconds: seconds, frames: frames, error: error)
-      let stateLine = try Self.foundationLine(state)
-      var json = JSONWriter()
-      try state.write(to: &json)
-      #expect(json.text == stateLine)
-      #expect(state.jsonText == stateLine)
-      if let track = state.track { #expect(track.jsonText == (try Self.foundationLine(track))) }
+      // What a client receives: the queue as its length, not its paths.
+      let received = state.withQueueLength(state.queueLength)
       let timeout = PlayerError.timeout(command: awkward, seconds: seconds)
-      let quoted = try Self.foundationLine(text)
-      // The envelope's keys in sorted order, around pieces that Foundation wrote.
-      let expected: [(ControlMessage, String)] = [
-        (.success(id: .number(frames), state: state), "{\"id\":\(frames),\"ok\":true,\"state\":\(stateLine)}"),
-        (.success(id: .number(number), state: state), "{\"id\":\(number),\"ok\":true,\"state\":\(stateLine)}"),
-        (.success(id: .string(text), state: state), "{\"id\":\(quoted),\"ok\":true,\"state\":\(stateLine)}"),
-        (.success(id: nil, state: state), "{\"id\":null,\"ok\":true,\"state\":\(stateLine)}"),
-        (.event(state), "{\"event\":\"state\",\"state\":\(stateLine)}"),
-        (
-          .failure(id: .string(text), code: "bad-request", message: awkward, error: nil),
-          "{\"error\":{\"code\":\"bad-request\",\"message\":\(try Self.foundationLine(awkward))},\"id\":\(quoted),\"ok\":false}"
-        ),
-        (
-          .failure(id: nil, code: "timeout", message: text, error: timeout),
-          "{\"error\":{\"code\":\"timeout\",\"details\":\(try Self.foundationLine(timeout)),\"message\":\(quoted)},"
-            + "\"id\":null,\"ok\":false}"
-        ),
+      let page = QueuePage(length: Int(frames), offset: 1, paths: [text, awkward], revision: UInt64(frames))
+      let messages: [ControlMessage] = [
+        .success(id: .number(frames), state: state), .success(id: .number(number), state: state),
+        .success(id: .string(text), state: state, skipped: [awkward, text]), .success(id: nil, state: state),
+        .event(state), .failure(id: .string(text), code: "bad-request", message: awkward, error: nil),
+        .failure(id: nil, code: "timeout", message: text, error: timeout), .queue(id: .number(number), page: page),
       ]
-      for (message, line) in expected {
-        #expect(message.line() == line + "\n")
+      for message in messages {
+        let line = message.line()
+        #expect(line.hasSuffix("\n") && !line.dropLast().contains("\n"))
+        let oracle = try OracleLine.decode(line)
+        let client = ControlMessage.read(Array(line.utf8.dropLast()))
+        switch message {
+        case .success(let id, _, let skipped):
+          #expect(oracle.id == id && oracle.ok == true && oracle.state == received && (oracle.skipped ?? []) == skipped)
+          #expect(client == .success(id: id, state: received, skipped: skipped))
+        case .event:
+          #expect(oracle.event == "state" && oracle.ok == nil && oracle.state == received)
+          #expect(client == .event(received))
+        case .failure(let id, let code, let text, let details):
+          #expect(oracle.id == id && oracle.ok == false && oracle.state == nil)
+          #expect(
+            oracle.error?.code == code && oracle.error?.message == text && oracle.error?.details?.value == details)
+          #expect(client == message)
+        case .queue(let id, let page):
+          #expect(oracle.id == id && oracle.ok == true)
+          #expect(oracle.queue.map { [$0.length, $0.offset] } == [page.length, page.offset])
+          #expect(oracle.queue?.paths == page.paths && oracle.queue?.revision == page.revision)
+          #expect(client == message)
+        }
+      }
+      #expect(ControlMessage.event(state).line() == "{\"event\":\"state\",\"state\":\(state.jsonText)}\n")
+      if let track = state.track {
+        #expect(try JSONDecoder().decode(OracleTrack.self, from: Data(track.jsonText.utf8)).value == track)
       }
     }
+  }
+
+  @Test func keysAreSortedAsFoundationSortsThem() throws {
+    // Numbers that both write alike (JSONSerialization writes 4.5e-05 as 0.000045).
+    let state = Self.state(text: "t", awkward: "a", seconds: 1.5, frames: 88_200, error: 0)
+    let line = ControlMessage.success(id: .number(1), state: state, skipped: ["s"]).line()
+    let object = try JSONSerialization.jsonObject(with: Data(line.utf8))
+    let sorted = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
+    #expect(String(decoding: sorted, as: UTF8.self) + "\n" == line)
   }
 
   @Test func numbersLookAsFoundationWritesThem() throws {
@@ -120,37 +140,11 @@ import Testing
 }
 
 extension JSONWriterTests {
-  /// A queue page is written as Foundation writes its Codable form, under `queue`.
-  @Test func aQueuePageIsWrittenAsFoundationWritesIt() throws {
+  /// `play --json`'s queue line is the page's JSON under `queue`, as Foundation reads it.
+  @Test func aQueuePageLineIsReadByFoundation() throws {
     let page = QueuePage(length: 3, offset: 1, paths: ["/a \"b\"/ü.flac", "/c\\d.mp3"], revision: 7)
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-    let oracle = String(decoding: try encoder.encode(["queue": page]), as: UTF8.self)
-    #expect(page.jsonText == oracle)
-    let reply = ControlMessage.queue(id: .number(3), page: page).line()
-    let decoded = try JSONDecoder().decode([String: QueuePageOrValue].self, from: Data(reply.utf8))
-    #expect(decoded["queue"]?.page == page)
-  }
-}
-
-/// A member of a reply: the queue page, or anything else (ignored).
-private struct QueuePageOrValue: Decodable {
-  var page: QueuePage?
-  init(from decoder: any Decoder) throws { page = try? QueuePage(from: decoder) }
-}
-
-extension JSONWriterTests {
-  /// `play --json`'s queue line, written in pieces, is the full page's line: same bytes, pieces near the
-  /// size asked for, so that a long queue is never one string in memory.
-  @Test func theQueueLineInPiecesIsTheFullPagesLine() {
-    var state = PlayerState()
-    state.queue = TrackQueue((1...500).map { "/music/\($0) \"x\"\\y ü.flac" })
-    state.queueRevision = 9
-    var pieces: [[UInt8]] = []
-    QueuePage.writeLine(of: state, pieceSize: 1_000) { pieces.append($0) }
-    let whole = QueuePage(of: state, offset: 0, count: state.queue.count).jsonText + "\n"
-    #expect(String(decoding: pieces.joined(), as: UTF8.self) == whole)
-    #expect(pieces.count > 10)
-    #expect(pieces.allSatisfy { $0.count < 1_100 })
+    let decoded = try OracleLine.decode(page.jsonText)
+    #expect(decoded.queue?.paths == page.paths && decoded.queue?.length == 3 && decoded.queue?.offset == 1)
+    #expect(decoded.queue?.revision == 7)
   }
 }

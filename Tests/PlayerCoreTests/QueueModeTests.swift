@@ -184,10 +184,6 @@ import Testing
     #expect(try CommandParser.parse("shuffle on") == .shuffle(true))
     #expect(PlayerCommand.repeatMode(.all).description == "repeat all")
     #expect(throws: CommandParseError.self) { try CommandParser.parse("repeat sometimes") }
-    // The Codable form, which defines the JSON; JSONWriterTests (ControlProtocol) holds the socket's lines to it.
-    let json = String(decoding: try JSONEncoder().encode(PlayerState(repeatMode: .one, shuffle: true)), as: UTF8.self)
-    #expect(json.contains("\"repeat\":\"one\""))
-    #expect(json.contains("\"shuffle\":true"))
   }
 }
 

@@ -52,88 +52,84 @@ struct CtlCommand: AsyncParsableCommand {
     }
     let path = try socket ?? SocketPath.defaultPath()
     let follow = name == "follow"
-    let requestName = follow ? "subscribe" : name
-    if !["status", "subscribe", "unsubscribe", "quit", "queue"].contains(requestName) {
-      do {
-        _ = try CommandParser.parse(name: command, arguments: arguments)
-      } catch {
-        throw CLIError(message: "ctl \(command): \(error.message)", status: .usage)
-      }
-    }
-    let fd = try SocketPath.connect(path)
-    defer { close(fd) }
-    if name == "queue" { return try printQueue(fd: fd, path: path) }
     // The server opens files relative to its own folder: send the paths as this shell sees them.
     let isPathCommand = ["load", "enqueue", "add"].contains(name)
     let cwd = FileManager.default.currentDirectoryPath
     let sent = isPathCommand ? arguments.map { $0.hasPrefix("/") ? $0 : cwd + "/" + $0 } : arguments
-    var line = Data(ControlRequestLine(command: requestName, args: sent).line().utf8)
-    line.append(UInt8(ascii: "\n"))
+    // Checked as the server will read it, so that a typo is a usage error here and not a failed command there.
+    let request: ControlRequest
+    switch ControlRequest.request(id: .number(1), command: follow ? "subscribe" : command, args: sent) {
+    case .success(let checked): request = checked
+    case .failure(let error): throw CLIError(message: "ctl \(command): \(error.message)", status: .usage)
+    }
+    let fd = try SocketPath.connect(path)
+    defer { close(fd) }
+    if case .queue(let offset, let count) = request.kind {
+      // Without a count, every page of one revision: the whole queue.
+      return try printQueue(fd: fd, path: path, from: offset, count: arguments.count > 1 ? count : nil)
+    }
     // A server that refuses this client (another user, too many clients) answers and closes at once, maybe
     // before the request is written: the write then fails, but the answer is there to read.
-    let writeFailure = writeAll(fd, line)
+    let writeFailure = writeAll(fd, request.lineBytes())
     let reader = LineReader(fd: fd)
     guard let reply = reader.next() else {
       let reason =
         writeFailure.map { "cannot send the request (\($0))" } ?? "the server closed the connection without a reply"
       throw CLIError(message: "\(path): \(reason)", status: .failed)
     }
-    guard let answer = ControlReplyLine.decode(reply) else {
+    let readable = !json && Console.stdoutIsTerminal
+    switch ControlMessage.read(reply) {
+    case .success(_, let state, let skipped):
+      for line in skipped { Console.error(line) }
+      Console.out(readable ? (follow ? StatusText.line(state) : StatusText.summary(state)) : state.jsonText)
+    case .failure(_, let code, let message, _):
+      throw CLIError(message: "\(command): \(code): \(message)", status: .failed)
+    case .event, .queue, nil:
       throw CLIError(message: "\(path): unreadable reply", status: .failed)
     }
-    if answer.ok != true {
-      throw CLIError(
-        message: "\(command): \(answer.error?.code ?? "error"): \(answer.error?.message ?? "failed")", status: .failed)
-    }
-    for skipped in answer.skipped ?? [] { Console.error(skipped) }
-    let readable = !json && Console.stdoutIsTerminal
-    if let state = answer.state {
-      Console.out(readable ? (follow ? StatusText.line(state) : StatusText.summary(state)) : state.jsonText)
-    } else {
-      Console.out("{}")
-    }
-    if follow {
-      while let event = reader.next(), let line = ControlReplyLine.decode(event) {
-        guard let state = line.state else {
-          // The server let this client go (it read too slowly) or failed an event: not a clean end.
-          guard line.ok == false else { continue }
-          throw CLIError(
-            message: "follow: \(line.error?.code ?? "error"): \(line.error?.message ?? "failed")", status: .failed)
-        }
+    guard follow else { return }
+    while let line = reader.next() {
+      switch ControlMessage.read(line) {
+      case .event(let state), .success(_, let state, _):
         Console.out(readable ? StatusText.line(state) : state.jsonText)
+      case .failure(_, let code, let message, _):
+        // The server let this client go (it read too slowly) or failed an event: not a clean end.
+        throw CLIError(message: "follow: \(code): \(message)", status: .failed)
+      case .queue, nil:
+        continue
       }
     }
   }
 
-  /// `ctl queue [FROM [N]]`: the page asked for, or without arguments every page of one revision; numbered
-  /// from 1 on a terminal, as one `{"queue": {...}}` line otherwise.
-  private func printQueue(fd: Int32, path: String) throws {
+  /// `ctl queue [FROM [N]]`: the page asked for, or without a count every page of one revision from `from`;
+  /// numbered from 1 on a terminal, as one `{"queue": {...}}` line otherwise.
+  private func printQueue(fd: Int32, path: String, from first: Int, count: Int?) throws {
     let reader = LineReader(fd: fd)
-    var offset = arguments.first.flatMap { Int($0) } ?? 0
-    let count = arguments.count > 1 ? arguments[1] : String(QueuePage.maximumCount)
+    var offset = first
     var whole: QueuePage?
     while true {
-      var line = Data(ControlRequestLine(command: "queue", args: [String(offset), count]).line().utf8)
-      line.append(UInt8(ascii: "\n"))
-      if let failure = writeAll(fd, line) {
+      let request = ControlRequest(id: .number(1), kind: .queue(offset: offset, count: count ?? QueuePage.maximumCount))
+      if let failure = writeAll(fd, request.lineBytes()) {
         throw CLIError(message: "\(path): cannot send the request (\(failure))", status: .failed)
       }
-      guard let reply = reader.next(), let answer = ControlReplyLine.decode(reply) else {
+      guard let reply = reader.next(), let answer = ControlMessage.read(reply) else {
         throw CLIError(message: "\(path): the server closed the connection without a reply", status: .failed)
       }
-      guard answer.ok == true, let page = answer.queue else {
-        throw CLIError(
-          message: "queue: \(answer.error?.code ?? "error"): \(answer.error?.message ?? "failed")", status: .usage)
+      guard case .queue(_, let page) = answer else {
+        if case .failure(_, let code, let message, _) = answer {
+          throw CLIError(message: "queue: \(code): \(message)", status: .usage)
+        }
+        throw CLIError(message: "\(path): unreadable reply", status: .failed)
       }
       if let earlier = whole, earlier.revision != page.revision {
         // The queue changed between two pages: start again, so that the list is one revision's.
-        (whole, offset) = (nil, 0)
+        (whole, offset) = (nil, first)
         continue
       }
       if whole == nil { whole = page } else { whole?.paths += page.paths }
       offset = page.offset + page.paths.count
       // One page when asked for one; otherwise on to the end.
-      if !arguments.isEmpty || page.paths.isEmpty || offset >= page.length { break }
+      if count != nil || page.paths.isEmpty || offset >= page.length { break }
     }
     guard let whole else { return }
     guard !json && Console.stdoutIsTerminal else { return Console.out(whole.jsonText) }
@@ -142,8 +138,8 @@ struct CtlCommand: AsyncParsableCommand {
 
   /// Writes all of `data`; returns why it could not, or nil. MSG_NOSIGNAL: a server that closed the connection
   /// must not kill ctl with SIGPIPE before it reads the server's explanation.
-  private func writeAll(_ fd: Int32, _ data: Data) -> String? {
-    data.withUnsafeBytes { raw in
+  private func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> String? {
+    bytes.withUnsafeBytes { raw in
       var offset = 0
       while offset < raw.count {
         let n = send(fd, raw.baseAddress! + offset, raw.count - offset, Int32(MSG_NOSIGNAL))
@@ -176,38 +172,5 @@ final class LineReader {
       guard n > 0 else { return nil }
       buffer.append(contentsOf: chunk[0..<n])
     }
-  }
-}
-
-/// The request `ctl` sends: one line of JSON, as docs/protocol.md describes it.
-private struct ControlRequestLine: Encodable {
-  var id = 1
-  var command: String
-  var args: [String]
-
-  func line() -> String {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-    // Strings and an integer always encode.
-    return (try? encoder.encode(self)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
-  }
-}
-
-/// What `ctl` reads of a reply or event line: whether it succeeded, the state, the error.
-private struct ControlReplyLine: Decodable {
-  struct ErrorBody: Decodable {
-    var code: String?
-    var message: String?
-  }
-
-  var ok: Bool?
-  var state: PlayerState?
-  var error: ErrorBody?
-  var skipped: [String]?
-  var queue: QueuePage?
-
-  /// The line decoded, or nil when it is not a reply this version understands.
-  static func decode(_ line: Data) -> ControlReplyLine? {
-    try? JSONDecoder().decode(ControlReplyLine.self, from: line)
   }
 }

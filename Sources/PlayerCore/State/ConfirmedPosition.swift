@@ -2,7 +2,7 @@
 ///
 /// A view interpolates between confirmations with ``estimated(at:)``; the player itself never publishes
 /// an interpolated value.
-public struct ConfirmedPosition: Equatable, Hashable, Codable, Sendable {
+public struct ConfirmedPosition: Equatable, Hashable, Sendable {
   /// Seconds into the current track that the output confirmed as played.
   public var seconds: Double
   /// Monotonic time of the confirmation, in nanoseconds (`CLOCK_MONOTONIC`, or the simulated clock).

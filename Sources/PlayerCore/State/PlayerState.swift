@@ -134,60 +134,14 @@ public struct PlayerState: Sendable {
 /// Equal when every field is, revision included.
 extension PlayerState: Hashable {}
 
-extension PlayerState: Codable {
-  private enum CodingKeys: String, CodingKey {
-    case status, error, track, position, volume, queueLength, queueRevision, index, revision, device
-    case repeatMode = "repeat"
-    case shuffle, muted
-  }
-
-  /// Encodes the state as the JSON documented in docs/protocol.md: `status` is a name, a failure adds `error`,
-  /// and the queue is its length and revision (the paths are read with the protocol's `queue` request).
-  public func encode(to encoder: any Encoder) throws {
-    var c = encoder.container(keyedBy: CodingKeys.self)
-    try c.encode(status.name, forKey: .status)
-    if case .failed(let error) = status { try c.encode(error, forKey: .error) }
-    try c.encodeIfPresent(track, forKey: .track)
-    try c.encode(position, forKey: .position)
-    try c.encode(volume, forKey: .volume)
-    try c.encode(queueLength, forKey: .queueLength)
-    try c.encode(queueRevision, forKey: .queueRevision)
-    try c.encodeIfPresent(index, forKey: .index)
-    try c.encode(revision, forKey: .revision)
-    try c.encodeIfPresent(device, forKey: .device)
-    try c.encode(repeatMode, forKey: .repeatMode)
-    try c.encode(shuffle, forKey: .shuffle)
-    try c.encode(muted, forKey: .muted)
-  }
-
-  /// Decodes the JSON form written by ``encode(to:)``.
-  public init(from decoder: any Decoder) throws {
-    let c = try decoder.container(keyedBy: CodingKeys.self)
-    let name = try c.decode(String.self, forKey: .status)
-    let status: PlaybackStatus
-    switch name {
-    case "idle": status = .idle
-    case "playing": status = .playing
-    case "paused": status = .paused
-    case "stopped": status = .stopped
-    case "ended": status = .ended
-    case "failed": status = .failed(try c.decode(PlayerError.self, forKey: .error))
-    default:
-      throw DecodingError.dataCorruptedError(forKey: .status, in: c, debugDescription: "unknown status \(name)")
-    }
-    self.init(
-      status: status,
-      track: try c.decodeIfPresent(TrackInfo.self, forKey: .track),
-      position: try c.decode(ConfirmedPosition.self, forKey: .position),
-      volume: try c.decode(Int.self, forKey: .volume),
-      index: try c.decodeIfPresent(Int.self, forKey: .index),
-      revision: try c.decode(UInt64.self, forKey: .revision),
-      device: try c.decodeIfPresent(String.self, forKey: .device),
-      repeatMode: try c.decodeIfPresent(RepeatMode.self, forKey: .repeatMode) ?? .off,
-      shuffle: try c.decodeIfPresent(Bool.self, forKey: .shuffle) ?? false,
-      muted: try c.decodeIfPresent(Bool.self, forKey: .muted) ?? false,
-      queueRevision: try c.decode(UInt64.self, forKey: .queueRevision))
-    fields.value.queueLength = try c.decode(Int.self, forKey: .queueLength)
+extension PlayerState {
+  /// This state as a client of the control protocol has it: `length` tracks queued, whose paths are not here
+  /// (the protocol's `queue` request pages them).
+  public func withQueueLength(_ length: Int) -> PlayerState {
+    var copy = self
+    copy.fields.value.queue = []
+    copy.fields.value.queueLength = length
+    return copy
   }
 }
 

@@ -1,5 +1,5 @@
 /// What happens at the end of a track and of the queue.
-public enum RepeatMode: String, Equatable, Hashable, Sendable, CaseIterable, Codable {
+public enum RepeatMode: String, Equatable, Hashable, Sendable, CaseIterable {
   /// The queue plays once and ends.
   case off
   /// After the last track, the first plays again.

@@ -2,7 +2,7 @@
 ///
 /// Copy-on-write, like ``PlayerState``: a track travels in every confirmation and published state, and a copy
 /// costs one reference count rather than a copy of its strings.
-public struct TrackInfo: Equatable, Hashable, Codable, Sendable {
+public struct TrackInfo: Equatable, Hashable, Sendable {
   private struct Fields: Hashable, Sendable {
     var path: String
     var format: String
@@ -112,49 +112,6 @@ public struct TrackInfo: Equatable, Hashable, Codable, Sendable {
   public var displayTitle: String {
     if let title, !title.isEmpty { return title }
     return path.split(separator: "/").last.map(String.init) ?? path
-  }
-
-  private enum CodingKeys: String, CodingKey {
-    case path, format, sampleRate, channels, frames, duration, title, artist, album, trackNumber, date, bitDepth
-    case bitrate, damage
-  }
-
-  /// Encodes the track, including the derived `duration` for the benefit of JSON readers.
-  public func encode(to encoder: any Encoder) throws {
-    var c = encoder.container(keyedBy: CodingKeys.self)
-    try c.encode(path, forKey: .path)
-    try c.encode(format, forKey: .format)
-    try c.encode(sampleRate, forKey: .sampleRate)
-    try c.encode(channels, forKey: .channels)
-    try c.encode(frames, forKey: .frames)
-    try c.encode(duration, forKey: .duration)
-    try c.encodeIfPresent(title, forKey: .title)
-    try c.encodeIfPresent(artist, forKey: .artist)
-    try c.encodeIfPresent(album, forKey: .album)
-    try c.encodeIfPresent(trackNumber, forKey: .trackNumber)
-    try c.encodeIfPresent(date, forKey: .date)
-    try c.encodeIfPresent(bitDepth, forKey: .bitDepth)
-    try c.encodeIfPresent(bitrate, forKey: .bitrate)
-    try c.encodeIfPresent(damage, forKey: .damage)
-  }
-
-  /// Decodes a track; `duration` is derived and therefore ignored.
-  public init(from decoder: any Decoder) throws {
-    let c = try decoder.container(keyedBy: CodingKeys.self)
-    self.init(
-      path: try c.decode(String.self, forKey: .path),
-      format: try c.decode(String.self, forKey: .format),
-      sampleRate: try c.decode(Int.self, forKey: .sampleRate),
-      channels: try c.decode(Int.self, forKey: .channels),
-      frames: try c.decode(Int64.self, forKey: .frames),
-      title: try c.decodeIfPresent(String.self, forKey: .title),
-      artist: try c.decodeIfPresent(String.self, forKey: .artist),
-      album: try c.decodeIfPresent(String.self, forKey: .album),
-      trackNumber: try c.decodeIfPresent(String.self, forKey: .trackNumber),
-      date: try c.decodeIfPresent(String.self, forKey: .date),
-      bitDepth: try c.decodeIfPresent(Int.self, forKey: .bitDepth),
-      bitrate: try c.decodeIfPresent(Int.self, forKey: .bitrate),
-      damage: try c.decodeIfPresent(String.self, forKey: .damage))
   }
 }
 
