@@ -36,7 +36,8 @@ demo: release
 ALONE := PulseStreamCycleTests
 test:
 	@scripts/install-deps tmux
-	@scripts/with-pulse-sandbox bash -c '$(SWIFT) build --build-tests && $(SWIFT) test --skip-build --skip $(ALONE) && $(SWIFT) test --skip-build --filter $(ALONE)'
+	@scripts/with-pulse-sandbox bash -c 'set -o pipefail; $(SWIFT) build --build-tests && { $(SWIFT) test --skip-build --skip $(ALONE) && $(SWIFT) test --skip-build --filter $(ALONE); } 2>&1 | tee .build/test.log'
+	@scripts/test-skips .build/test.log
 
 # The suites that play through a server, against the servers users run besides the default sandbox (see
 # scripts/pulse-sandbox): a plain PulseAudio null sink, and headless PipeWire with WirePlumber at its 48 kHz
@@ -48,9 +49,11 @@ SERVERS_TEST := $(SWIFT) test --skip-build --no-parallel --filter '$(INTEGRATION
 test-servers:
 	@scripts/install-deps tmux
 	$(SWIFT) build --build-tests
-	SPLAY_SANDBOX=pulse-plain scripts/with-pulse-sandbox $(SERVERS_TEST)
-	SPLAY_SANDBOX=pipewire scripts/with-pulse-sandbox $(SERVERS_TEST)
-	SPLAY_SANDBOX=pipewire SPLAY_SANDBOX_RATE=44100 scripts/with-pulse-sandbox $(SERVERS_TEST)
+	set -o pipefail; SPLAY_SANDBOX=pulse-plain scripts/with-pulse-sandbox $(SERVERS_TEST) 2>&1 | tee .build/test-pulse-plain.log
+	set -o pipefail; SPLAY_SANDBOX=pipewire scripts/with-pulse-sandbox $(SERVERS_TEST) 2>&1 | tee .build/test-pipewire.log
+	set -o pipefail; SPLAY_SANDBOX=pipewire SPLAY_SANDBOX_RATE=44100 scripts/with-pulse-sandbox $(SERVERS_TEST) 2>&1 \
+	  | tee .build/test-pipewire-44100.log
+	@for flavour in pulse-plain pipewire pipewire-44100; do echo "$$flavour:"; scripts/test-skips .build/test-$$flavour.log; done
 
 # The Futures, PlayerCore and ControlProtocol suites (PulseAudio integration tests included, against the private
 # server) under ThreadSanitizer, in their own build folder so the main build stays as it is. Futures alone first:
@@ -87,13 +90,13 @@ format:
 # MPRIS over D-Bus beside mpv's mpv-mpris plugin), against a private null-sink PulseAudio server that
 # with-pulse-sandbox starts and stops around it and on a private session bus it starts itself (never the user's
 # own server or bus). bench-quick samples less and finishes in under two minutes once built; bench samples
-# longer and rewrites README.md's futures-bench, player-bench and audio-bench sections when it has the markers.
+# longer and rewrites the futures-bench, player-bench and audio-bench sections of docs/performance.md and README's summary.
 .PHONY: bench bench-quick
 
 bench:
-	python3 Benchmarks/run-futures.py --swift '$(SWIFT)' --update-readme README.md
-	python3 Benchmarks/run-player.py --swift '$(SWIFT)' --skip-build --update-readme README.md
-	scripts/with-pulse-sandbox python3 Benchmarks/run-audio.py --swift '$(SWIFT)' --update-readme README.md
+	python3 Benchmarks/run-futures.py --swift '$(SWIFT)' --update-doc docs/performance.md
+	python3 Benchmarks/run-player.py --swift '$(SWIFT)' --skip-build --update-doc docs/performance.md
+	scripts/with-pulse-sandbox python3 Benchmarks/run-audio.py --swift '$(SWIFT)' --update-doc docs/performance.md --update-summary README.md
 
 bench-quick:
 	python3 Benchmarks/run-futures.py --swift '$(SWIFT)' --quick

@@ -56,7 +56,8 @@ public final class MonitorRecorder: Sendable {
     }
   }
 
-  private let process = Process()
+  /// parec, reading the monitor; nil where the truth sink's file is read alone.
+  private let process: ChildProcess?
   private final class Captured: Sendable {
     let state = Lock<(samples: [Float], arrivals: [(frame: Int, time: UInt64)], pending: [UInt8])>(([], [], []))
   }
@@ -68,18 +69,17 @@ public final class MonitorRecorder: Sendable {
   /// `drivingTheSink: false` leaves a truth sink as nobody records it (rendering 2-second blocks) and reads its
   /// file alone; elsewhere the monitor's reader is the recording, and the flag changes nothing.
   public init(sink: String = PulseEnvironment.sink, drivingTheSink: Bool = true) throws {
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/parec")
-    process.arguments = [
-      "--device=\(sink).monitor", "--format=float32le", "--rate=44100", "--channels=2",
-      "--latency-msec=\(PulseEnvironment.recorderLatencyMilliseconds)",
-      "--raw",
+    let parec = [
+      "/usr/bin/parec", "--device=\(sink).monitor", "--format=float32le", "--rate=44100", "--channels=2",
+      "--latency-msec=\(PulseEnvironment.recorderLatencyMilliseconds)", "--raw",
     ]
-    process.standardError = FileHandle.nullDevice
     if let path = PulseEnvironment.truthFile {
       truth = try TruthFileReader(path: path)
-      guard drivingTheSink else { return }
-      process.standardOutput = FileHandle.nullDevice
-      try process.run()
+      guard drivingTheSink else {
+        process = nil
+        return
+      }
+      process = try ChildProcess(parec)
       // A plain null sink renders 2-second blocks until a low-latency client connects, and a stream started
       // before the block it rendered has played is not heard until then: wait until it renders ahead by little.
       let deadline = Self.now() + 3_000_000_000
@@ -91,10 +91,10 @@ public final class MonitorRecorder: Sendable {
       return
     }
     truth = nil
-    let pipe = Pipe()
-    process.standardOutput = pipe
+    let child = try ChildProcess(parec, pipingStdout: true)
+    process = child
     let data = self.captured
-    pipe.fileHandleForReading.readabilityHandler = { handle in
+    child.stdoutPipe?.readabilityHandler = { handle in
       let chunk = handle.availableData
       guard !chunk.isEmpty else {
         handle.readabilityHandler = nil
@@ -113,14 +113,13 @@ public final class MonitorRecorder: Sendable {
         d.pending.removeFirst(usable)
       }
     }
-    try process.run()
     let deadline = Self.now() + 3_000_000_000
     while captured.state.withLock({ $0.samples.count }) < 4410 * 2, Self.now() < deadline { usleep(1000) }
   }
 
   deinit {
     truth?.stop()
-    if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+    if let process, process.isRunning { kill(process.pid, SIGKILL) }
   }
 
   /// What was heard so far; the recording goes on.
@@ -137,7 +136,7 @@ public final class MonitorRecorder: Sendable {
       let patience = Self.now() + 4_500_000_000
       while (truth.playedUntil ?? 0) < wanted, Self.now() < patience { usleep(2_000) }
       truth.stop()
-      if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+      if let process, process.isRunning { kill(process.pid, SIGKILL) }
       return truth.recording()
     }
     // Wait for a chunk that arrived 50 ms after now: what the sink played until now is then recorded, however
@@ -150,9 +149,9 @@ public final class MonitorRecorder: Sendable {
     // SIGKILL: parec inherits the signal mask of the thread that spawned it, and Dispatch's and Swift
     // concurrency's threads block SIGTERM, so `terminate()` left every recorder running (74 after 100 model
     // sequences, each holding the sink's monitor).
-    if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+    if let process, process.isRunning { kill(process.pid, SIGKILL) }
     let deadline = Self.now() + 2_000_000_000
-    while process.isRunning, Self.now() < deadline { usleep(2_000) }
+    while process?.isRunning == true, Self.now() < deadline { usleep(2_000) }
     usleep(20_000)
     return captured.state.withLock { Recording(samples: $0.samples, arrivals: $0.arrivals) }
   }

@@ -116,10 +116,9 @@ import Testing
     // Root reads any file whatever its mode, so as root splay runs as `nobody` (setpriv, util-linux).
     let asRoot = geteuid() == 0
     let setpriv = "/usr/bin/setpriv"
-    if asRoot && !FileManager.default.isExecutableFile(atPath: setpriv) {
-      print("permission test skipped: running as root (who may read any file) and \(setpriv) is missing")
-      return
-    }
+    try Skip.when(
+      asRoot && !FileManager.default.isExecutableFile(atPath: setpriv)
+        ? "running as root (who may read any file) and \(setpriv) is missing" : nil)
     let launcher = asRoot ? [setpriv, "--reuid=65534", "--regid=65534", "--clear-groups"] : []
     let scratch = try ScratchDirectory()
     let secret = try scratch.copy(Self.first, as: "secret.flac")

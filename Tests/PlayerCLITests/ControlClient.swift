@@ -1,3 +1,4 @@
+import AudioTestSupport
 import Foundation
 
 /// A minimal JSON-lines client of the control socket, for tests.
@@ -60,6 +61,19 @@ final class ControlClient {
   }
 }
 
+extension ControlClient {
+  /// True once a connection to `path` succeeds, within `seconds`: the socket file appears at bind, a moment
+  /// before the server listens.
+  static func waitForListener(at path: String, within seconds: Double = 5) -> Bool {
+    let deadline = Date().addingTimeInterval(seconds)
+    while Date() < deadline {
+      if (try? ControlClient(path: path)) != nil { return true }
+      usleep(10_000)
+    }
+    return false
+  }
+}
+
 /// A `splay serve` (by default `--output simulated`) on a private socket, ended with the test.
 final class Server {
   let path: String
@@ -78,13 +92,19 @@ final class Server {
     process = try ChildProcess(
       [Splay.binary, "serve", "--output", output, "--socket", path] + extra,
       environment: ProcessInfo.processInfo.environment.merging(environment) { $1 }, stderr: log ?? "/dev/null")
-    // The socket file appears at bind, a moment before the server listens: wait until a connection succeeds.
-    for _ in 0..<500 where (try? ControlClient(path: path)) == nil { usleep(10_000) }
+    _ = ControlClient.waitForListener(at: path)
   }
 
   deinit {
     unlink(path)
     if let log { unlink(log) }
+  }
+
+  /// True once the server said it serves (with `keepingLog`), within 5 s: its socket then has its final mode.
+  func waitUntilServing() -> Bool {
+    let deadline = Date().addingTimeInterval(5)
+    while !stderr.contains("serving on"), Date() < deadline { usleep(5_000) }
+    return stderr.contains("serving on")
   }
 
   /// What the server has written to stderr so far (with `keepingLog`).

@@ -128,14 +128,12 @@ import Testing
   func theDemoPlaysTheFixtureIntoTheSink() async throws {
     try await ExclusiveSink.run {
       let recorder = try MonitorRecorder()
-      let process = Process()
-      process.executableURL = URL(fileURLWithPath: Splay.root + "/scripts/demo")
-      process.environment = ProcessInfo.processInfo.environment.merging(["SPLAY_BIN": Splay.binary]) { $1 }
-      process.standardOutput = FileHandle.nullDevice
-      try process.run()
-      while process.isRunning { usleep(10_000) }
+      let demo = try ChildProcess.run(
+        [Splay.root + "/scripts/demo"],
+        environment: ProcessInfo.processInfo.environment.merging(["SPLAY_BIN": Splay.binary]) { $1 },
+        stdout: "/dev/null")
       let recording = recorder.stop()
-      #expect(process.terminationStatus == 0)
+      #expect(demo.status == 0, "\(demo.stderr)")
       let start = try #require(recording.firstAudibleFrame(threshold: 0.05))
       #expect(SignalAnalysis.ladderSteps(recording.left, from: start, rate: recording.rate, count: 12) == Array(0..<12))
     }

@@ -1,3 +1,4 @@
+import AudioTestSupport
 import Foundation
 import Testing
 
@@ -5,15 +6,15 @@ import Testing
 @Suite struct SecurityTests {
   static let setpriv = "/usr/bin/setpriv"
   static let asNobody = [setpriv, "--reuid=65534", "--regid=65534", "--clear-groups"]
+  /// Becoming another user needs root (and setpriv); as any other user there is no second uid to test with.
+  static let canBecomeNobody = geteuid() == 0 && FileManager.default.isExecutableFile(atPath: setpriv)
 
-  @Test func aPeerRunningAsAnotherUserIsRefusedAndChangesNothing() throws {
-    // Becoming another user needs root (and setpriv); as any other user there is no second uid to test with.
-    guard geteuid() == 0, FileManager.default.isExecutableFile(atPath: Self.setpriv) else {
-      print("peer-credential test skipped: it needs root and \(Self.setpriv) to connect as another user")
-      return
-    }
-    let server = try Server()
-    // The 0600 mode already keeps other users out; open it up so that only the SO_PEERCRED check is left.
+  @Test(.enabled(if: canBecomeNobody, "needs root and /usr/bin/setpriv to connect as another user"))
+  func aPeerRunningAsAnotherUserIsRefusedAndChangesNothing() throws {
+    let server = try Server(keepingLog: true)
+    // The 0600 mode already keeps other users out; open it up so that only the SO_PEERCRED check is left. Not
+    // before the server set its own mode (right after it listens: a chmod in between was undone).
+    #expect(server.waitUntilServing())
     #expect(chmod(server.path, 0o666) == 0)
     let intruder = try Splay.run(["ctl", "--socket", server.path, "volume", "10"], launcher: Self.asNobody)
     #expect(intruder.status == 1, "\(intruder.stderr)")
@@ -23,11 +24,8 @@ import Testing
     #expect(owner.jsonLines.first?["volume"] as? Int == 100, "the refused request was never read")
   }
 
-  @Test func aServerOfAnotherUserRefusesEvenRoot() throws {
-    guard geteuid() == 0, FileManager.default.isExecutableFile(atPath: Self.setpriv) else {
-      print("peer-credential test skipped: it needs root and \(Self.setpriv) to serve as another user")
-      return
-    }
+  @Test(.enabled(if: canBecomeNobody, "needs root and /usr/bin/setpriv to serve as another user"))
+  func aServerOfAnotherUserRefusesEvenRoot() throws {
     let scratch = try ScratchDirectory()
     #expect(chown(scratch.path, 65534, 65534) == 0)
     let path = scratch.path + "/nobody.sock"
@@ -130,11 +128,5 @@ final class Daemon {
   }
 
   /// True once a connection to `path` succeeds (within 5 s).
-  func waitForSocket(_ path: String) -> Bool {
-    for _ in 0..<500 {
-      if (try? ControlClient(path: path)) != nil { return true }
-      usleep(10_000)
-    }
-    return false
-  }
+  func waitForSocket(_ path: String) -> Bool { ControlClient.waitForListener(at: path) }
 }

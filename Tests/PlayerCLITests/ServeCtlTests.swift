@@ -1,3 +1,4 @@
+import AudioTestSupport
 import Foundation
 import Testing
 

@@ -1,3 +1,4 @@
+import AudioTestSupport
 import Foundation
 
 /// A private D-Bus session bus for one test: `dbus-daemon --session` on a socket in a scratch folder, ended with

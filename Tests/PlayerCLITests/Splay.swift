@@ -65,7 +65,7 @@ enum Splay {
     let started = MonitorRecorder.now()
     let child = try ChildProcess(
       program.map { [$0] + arguments } ?? ((launcher.isEmpty ? [binary] : launcher + [binary]) + arguments),
-      environment: ProcessInfo.processInfo.environment.merging(extra) { $1 },
+      environment: ProcessInfo.processInfo.environment.merging(extra) { $1 }, directory: root,
       stdin: stdin == nil ? "/dev/null" : input, stdout: scratch.path + "/stdout", stderr: scratch.path + "/stderr")
     if child.wait(timeout: timeout) == nil { child.terminate() }
     let status = child.wait(timeout: 5) ?? -1

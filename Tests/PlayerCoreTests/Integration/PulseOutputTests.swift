@@ -265,10 +265,7 @@ struct PulseOutputTests {
       // Searched within half a second of the confirmed position, which must be within 10 ms of it.
       let confirmed = Int(paused.position.seconds * 44_100)
       let around = max(0, confirmed - 26_000)..<min(reference.count - 8192, confirmed + 22_050)
-      if let reason = PulseEnvironment.monitorRewinds {
-        print("pauseSilencesTheSinkAndResumeContinuesWhereItStopped: continuity not judged here: \(reason)")
-        return false
-      }
+      try Skip.when(PulseEnvironment.monitorRewinds.map { "continuity not judged: \($0)" })
       let stopped: Double
       if PulseEnvironment.inexactRecording == nil {
         let lastBefore = locate(before, in: reference, range: around)
@@ -325,10 +322,7 @@ struct PulseOutputTests {
       try #require(found.found, "the content at \(target) s reached the sink (\(left.count) frames recorded)")
       // Nothing of the file just before the target precedes it: the new audio starts exactly at the target.
       // Resampled, a tone's period leaves the start ambiguous by a few frames: judged at 44.1 kHz instead.
-      if let reason = PulseEnvironment.resampled {
-        print("theFirstAudioAfterASeekIsTheFileAtTheTarget: the first frame not judged here: \(reason)")
-        return
-      }
+      try Skip.when(PulseEnvironment.resampled.map { "the first frame not judged: \($0)" })
       let just = Int(found.offset) - 44
       let earlier = Array(reference[(targetFrame - 44)..<targetFrame])
       let precedes = locate(earlier, in: left, range: just..<(just + 1))

@@ -30,7 +30,8 @@ struct PulseStartClockTests {
         abs(shown - paused.position.seconds) <= 0.05,
         "the view showed \(shown) s when the pause confirmed \(paused.position.seconds) s")
       // On the truth sink, also when the first frame played: where the state says the clock starts.
-      guard PulseEnvironment.truthFile != nil else { return }
+      try Skip.when(
+        PulseEnvironment.truthFile == nil ? "when the sink played its first frame: needs the truth sink" : nil)
       let first = try #require(recording.firstAudibleFrame(), "nothing played")
       let heard = try #require(recording.time(ofFrame: first))
       let moves = played.position.movesAt ?? played.position.confirmedAt

@@ -166,17 +166,29 @@ import Testing
   @Test func damagedTagsGiveNothingAndNeverCrash() {
     let tag = Self.tag(
       version: 4, [("APIC", 0x0001, Self.syncsafe(20) + Self.apic(type: 3, image: Self.jpeg, utf16: true))])
-    for cut in 0..<tag.count { _ = EmbeddedPicture.fromID3(Array(tag.prefix(cut))) }
+    #expect(EmbeddedPicture.fromID3(tag)?.bytes == Self.jpeg)
+    // What comes out is an image that was in what went in: never bytes from past its end.
+    func isFrom(_ input: [UInt8]) -> (EmbeddedPicture?) -> Bool {
+      { picture in picture.map { $0.bytes.count <= input.count && EmbeddedPicture(image: $0.bytes) != nil } ?? true }
+    }
+    for cut in 0..<tag.count {
+      let input = Array(tag.prefix(cut))
+      #expect(isFrom(input)(EmbeddedPicture.fromID3(input)), "cut at \(cut)")
+    }
     var random = SplitMix64(seed: 23)
+    var outcomes = (pictures: 0, nothing: 0)
     for _ in 0..<5_000 {
       var damaged = tag
       for _ in 0..<3 { damaged[Int(random.next() % UInt64(damaged.count))] = UInt8(truncatingIfNeeded: random.next()) }
-      _ = EmbeddedPicture.fromID3(damaged)
-      for version in [UInt8(2), 3] {
-        damaged[3] = version
-        _ = EmbeddedPicture.fromID3(damaged)
+      for version in [nil, UInt8(2), 3] {
+        if let version { damaged[3] = version }
+        let picture = EmbeddedPicture.fromID3(damaged)
+        #expect(isFrom(damaged)(picture))
+        if picture == nil { outcomes.nothing += 1 } else { outcomes.pictures += 1 }
       }
     }
+    // Both ways out are taken: the damage lands in the picture's frame and outside it.
+    #expect(outcomes.pictures > 0 && outcomes.nothing > 0, "\(outcomes)")
   }
 
   @Test func aStoredPictureIsAPrivateFileNamedByItsContent() throws {

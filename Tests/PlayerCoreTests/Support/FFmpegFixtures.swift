@@ -1,3 +1,4 @@
+import AudioTestSupport
 import Foundation
 import Futures
 
@@ -111,18 +112,10 @@ enum FFmpegFixtures {
   /// Runs `ffmpeg` quietly with `arguments`; throws with its error output when it fails.
   static func run(_ arguments: [String]) throws {
     guard let ffmpeg else { throw FixtureError(message: "no ffmpeg on PATH") }
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: ffmpeg)
-    process.arguments = ["-nostdin", "-hide_banner", "-loglevel", "error", "-y"] + arguments
-    let errors = Pipe()
-    process.standardError = errors
-    process.standardOutput = FileHandle.nullDevice
-    try process.run()
-    let message = errors.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    guard process.terminationStatus == 0 else {
-      throw FixtureError(
-        message: "ffmpeg \(arguments.joined(separator: " ")): \(String(decoding: message, as: UTF8.self))")
+    let result = try ChildProcess.run(
+      [ffmpeg, "-nostdin", "-hide_banner", "-loglevel", "error", "-y"] + arguments, stdout: "/dev/null")
+    guard result.status == 0 else {
+      throw FixtureError(message: "ffmpeg \(arguments.joined(separator: " ")): \(result.stderr)")
     }
   }
 
