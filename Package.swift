@@ -26,11 +26,8 @@ let package = Package(
       pkgConfig: "sndfile",
       providers: [.apt(["libsndfile1-dev"])]
     ),
-    // FFmpeg for the second decoder, loaded with dlopen the first time a file needs it rather than linked: linked,
-    // libavformat and libavcodec load about 130 shared libraries into every process before `main` (an empty C
-    // program: 1.0 -> 33 ms here), where splay starts playing in about 10 ms. A system library target would link
-    // them. The FFmpeg headers (libavformat-dev, libavcodec-dev, libswresample-dev, libavutil-dev; see
-    // scripts/install-deps) are needed to build it, the libraries only to play what libsndfile cannot.
+    // FFmpeg, loaded with dlopen when a file needs it: linked, its ~130 libraries would load before every `main`.
+    // The headers (scripts/install-deps) are needed to build; the libraries only to play what libsndfile cannot.
     .target(name: "CFFmpeg"),
     // FAAD2 for AAC-LC in MP4/M4A, loaded with dlopen on first use like FFmpeg; one small library where FFmpeg
     // maps 130 (header: libfaad-dev, see scripts/install-deps).
@@ -43,11 +40,8 @@ let package = Package(
     // Begins connecting to the sound server before `main` for `splay play` (see its source); PlayerCLI's
     // EarlyStart takes the connection over.
     .target(name: "CEarlyConnect", dependencies: ["CThreadStart"], linkerSettings: [.linkedLibrary("pulse")]),
-    // sd-bus for the MPRIS service (media keys, playerctl, desktop widgets): the object's vtables in C, the rest in
-    // PlayerCLI/MPRIS. Linked, not loaded with dlopen like FFmpeg: libpulse already brings libsystemd into every
-    // splay process, so naming it costs nothing measurable (an empty C program linked with libpulse: median 5.60
-    // ms per run, with libpulse and libsystemd 5.53 ms, 200 interleaved runs; libsystemd alone would add 1.3 ms).
-    // The headers come from libsystemd-dev (scripts/install-deps).
+    // sd-bus for MPRIS: the object's vtables in C, the rest in PlayerCLI/MPRIS. Linked, not loaded with dlopen:
+    // libpulse already brings libsystemd into every process. Headers: libsystemd-dev (scripts/install-deps).
     .target(name: "CSDBus", linkerSettings: [.linkedLibrary("systemd")]),
     .target(
       name: "PlayerCore",

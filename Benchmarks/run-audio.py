@@ -31,9 +31,9 @@ by their place in the chunk is not: the sink renders whole blocks ahead of time,
 silence before the pause that caused it). The recorder is flowing before any player starts, and every player
 is spawned with the clock read just before the spawn.
 
-    Benchmarks/run-audio.py [--quick] [--update-readme README.md] [--swift swift] [--jobs 1] [--skip-build]
+    Benchmarks/run-audio.py [--quick] [--update-doc docs/performance.md] [--swift swift] [--jobs 1] [--skip-build]
 
-With --update-readme, the table replaces whatever lies between the lines `<!-- audio-bench:start -->` and
+With --update-doc, the table replaces whatever lies between the lines `<!-- audio-bench:start -->` and
 `<!-- audio-bench:end -->` of that file; a file without both markers is left alone.
 """
 
@@ -74,6 +74,8 @@ REPORT = PACKAGE / ".build" / "audio-bench.md"
 RAW = PACKAGE / ".build" / "audio-bench.json"  # every sample of the last run, for a closer look
 START_MARKER = "<!-- audio-bench:start -->"
 END_MARKER = "<!-- audio-bench:end -->"
+SUMMARY_START = "<!-- bench-summary:start -->"
+SUMMARY_END = "<!-- bench-summary:end -->"
 
 RATE = 44_100  # the sandbox sink's rate; every fixture used here is 44.1 kHz stereo
 SILENCE = 1e-3  # a frame whose channels are both at most this is silent
@@ -89,10 +91,12 @@ GAP = 0.02  # seconds between acknowledged commands in the latency loops
 
 
 def main():
-    """Builds what is missing, measures the five parts in turn, prints the table and updates the README."""
+    """Builds what is missing, measures the parts in turn, prints the table and updates the docs."""
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="fewer samples and 1 s files for CPU and RSS")
-    parser.add_argument("--update-readme", metavar="FILE", help="rewrite the audio-bench section of FILE")
+    parser.add_argument("--update-doc", metavar="FILE", help="rewrite the audio-bench section of FILE")
+    parser.add_argument("--update-summary", metavar="FILE",
+                        help="rewrite the bench-summary section of FILE (README.md) with a few rows of the table")
     parser.add_argument("--swift", default=os.environ.get("SWIFT", "swift"), help="the swift driver to use")
     parser.add_argument("--jobs", default="1", help="build jobs (the machine has 2 cores and is shared)")
     parser.add_argument("--skip-build", action="store_true", help="use the binaries already built")
@@ -152,8 +156,33 @@ def main():
     print(table)
     step(f"measured in {elapsed:.0f} s after the build; table also in {REPORT.relative_to(ROOT)}, samples in "
          f"{RAW.relative_to(ROOT)}")
-    if options.update_readme:
-        update_section(Path(options.update_readme), table, START_MARKER, END_MARKER, "audio-bench")
+    if options.update_doc:
+        update_section(Path(options.update_doc), table, START_MARKER, END_MARKER, "audio-bench")
+    if options.update_summary:
+        update_section(Path(options.update_summary), summary(table), SUMMARY_START, SUMMARY_END, "bench-summary")
+
+
+# The rows README shows, by the start of their first cell: what a user compares players by.
+SUMMARY_ROWS = (
+    "First audio at the monitor, FLAC", "First audio of a 200,000-file", "Acknowledgement of pause",
+    "Acknowledgement of seek", "Acknowledgement of volume", "Seek: first content after the seek",
+    "Pause + resume: audio lost", "Peak RSS playing `sweep-30s.flac`", "Wake-ups per second while it plays, 10–25 s",
+    "Wake-ups of `splay serve` (MPRIS on) paused, plain",
+)
+
+
+def summary(table):
+    """A few rows of the audio table (`SUMMARY_ROWS`), with its date, for README: measurement, splay, peers."""
+    lines = table.splitlines()
+    when = lines[0].split(" on ")[0].removeprefix("Audio path, measured ")
+    rows = []
+    for line in lines:
+        cells = [cell.strip() for cell in line.strip().strip("|").split(" | ")]
+        if len(cells) >= 3 and cells[0].startswith(SUMMARY_ROWS):
+            rows.append("| " + " | ".join(cells[:3]) + " |")
+    return "\n".join([f"From `make bench` of {when} (every row, how each is measured and the targets: "
+                      "[docs/performance.md](docs/performance.md)):", "",
+                      "| Measurement | splay | Peers (same run) |", "|---|---|---|", *rows])
 
 
 def check_sandbox():

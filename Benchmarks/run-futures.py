@@ -7,9 +7,9 @@ W5 runs in Sources/FuturesProbe, one child process per contender, because some p
 is shown beside the floor's figure from the same run as a ratio, because absolute times drift on a shared
 machine. Targets are issue 3's; a miss is printed as a miss.
 
-    Benchmarks/run-futures.py [--quick] [--update-readme README.md] [--swift swift] [--jobs 1]
+    Benchmarks/run-futures.py [--quick] [--update-doc docs/performance.md] [--swift swift] [--jobs 1]
 
-With --update-readme, the table replaces whatever lies between the lines `<!-- futures-bench:start -->` and
+With --update-doc, the table replaces whatever lies between the lines `<!-- futures-bench:start -->` and
 `<!-- futures-bench:end -->` of that file; a file without both markers is left alone.
 """
 
@@ -83,7 +83,7 @@ number of allocations beside it. A splay target is met only when its absolute fi
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="fewer samples; the whole run stays under 2 minutes")
-    parser.add_argument("--update-readme", metavar="FILE", help="rewrite the futures-bench section of FILE")
+    parser.add_argument("--update-doc", metavar="FILE", help="rewrite the futures-bench section of FILE")
     parser.add_argument("--swift", default=os.environ.get("SWIFT", "swift"), help="the swift driver to use")
     parser.add_argument("--jobs", default="1", help="build jobs (the machine has 2 cores and is shared)")
     parser.add_argument("--skip-build", action="store_true", help="use the binaries already built")
@@ -106,8 +106,8 @@ def main():
     print(table)
     step(f"measured in {elapsed:.0f} s after the build; table also in {REPORT.relative_to(PACKAGE.parent)}")
 
-    if options.update_readme:
-        update_readme(Path(options.update_readme), table)
+    if options.update_doc:
+        update_readme(Path(options.update_doc), table)
 
 
 

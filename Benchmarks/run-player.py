@@ -13,9 +13,9 @@ samples. The whole-process figures are wall times of child processes run round-r
 probe, ...) after one untimed round, so the file is in the page cache for all of them and any drift of the
 shared machine is spread evenly; each figure is the median of its rounds.
 
-    Benchmarks/run-player.py [--quick] [--update-readme README.md] [--swift swift] [--jobs 1] [--skip-build]
+    Benchmarks/run-player.py [--quick] [--update-doc docs/performance.md] [--swift swift] [--jobs 1] [--skip-build]
 
-With --update-readme, the table replaces whatever lies between the lines `<!-- player-bench:start -->` and
+With --update-doc, the table replaces whatever lies between the lines `<!-- player-bench:start -->` and
 `<!-- player-bench:end -->` of that file; a file without both markers is left alone.
 """
 
@@ -71,7 +71,7 @@ other core is (a sleeping thread must be woken for every awaited command); compa
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="fewer samples; the whole run stays under 2 minutes")
-    parser.add_argument("--update-readme", metavar="FILE", help="rewrite the player-bench section of FILE")
+    parser.add_argument("--update-doc", metavar="FILE", help="rewrite the player-bench section of FILE")
     parser.add_argument("--swift", default=os.environ.get("SWIFT", "swift"), help="the swift driver to use")
     parser.add_argument("--jobs", default="1", help="build jobs (the machine has 2 cores and is shared)")
     parser.add_argument("--skip-build", action="store_true", help="use the binaries already built")
@@ -94,8 +94,8 @@ def main():
     print(table)
     step(f"measured in {elapsed:.0f} s after the build; table also in {REPORT.relative_to(ROOT)}")
 
-    if options.update_readme:
-        update_readme(Path(options.update_readme), table)
+    if options.update_doc:
+        update_readme(Path(options.update_doc), table)
 
 
 

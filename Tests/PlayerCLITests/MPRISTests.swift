@@ -1,3 +1,4 @@
+import AudioTestSupport
 import Foundation
 import Testing
 
@@ -234,16 +235,19 @@ struct MPRISTests {
     try Self.ctl(server, "load", Self.sweep)
     bus.stop()
     usleep(200_000)
-    func ticks() -> Int {
-      let stat = (try? String(contentsOfFile: "/proc/\(server.process.pid)/stat", encoding: .utf8)) ?? ""
+    func ticks() throws -> Int {
+      let stat = try String(contentsOfFile: "/proc/\(server.process.pid)/stat", encoding: .utf8)
       let fields = stat.split(separator: ")").last?.split(separator: " ") ?? []
       // utime and stime: fields 14 and 15 of stat(5), 12 and 13 after the command name.
-      return fields.count > 13 ? (Int(fields[11]) ?? 0) + (Int(fields[12]) ?? 0) : -1
+      guard fields.count > 13, let user = Int(fields[11]), let system = Int(fields[12]) else {
+        throw CocoaError(.fileReadCorruptFile)
+      }
+      return user + system
     }
-    let before = ticks()
+    let before = try ticks()
     usleep(1_000_000)
     // The simulated output's clock ticks every 10 ms; a spinning bus thread would take the whole second.
-    #expect(ticks() - before < 30, "CPU ticks in one idle second")
+    #expect(try ticks() - before < 30, "CPU ticks in one idle second")
     #expect(try Self.ctl(server, "play")?["status"] as? String == "playing")
     #expect(server.stderr == "splay: serving on \(server.path)\n")
   }
@@ -365,8 +369,8 @@ struct MPRISTests {
   /// splay.
   @Test func theReadmesPlayerctlExamplesRun() throws {
     let readme = try String(contentsOfFile: Splay.root + "/README.md", encoding: .utf8)
-    let section = try #require(readme.range(of: "### Media keys, playerctl, waybar"))
-    let end = readme.range(of: "\n### ", range: section.upperBound..<readme.endIndex)?.lowerBound ?? readme.endIndex
+    let section = try #require(readme.range(of: "## Media keys, playerctl, waybar"))
+    let end = readme.range(of: "\n## ", range: section.upperBound..<readme.endIndex)?.lowerBound ?? readme.endIndex
     let examples = readme[section.upperBound..<end].split(separator: "\n")
       .filter { $0.hasPrefix("playerctl ") && !$0.contains("--follow") }.map(String.init)
     #expect(examples.count >= 4, "\(examples)")

@@ -8,7 +8,7 @@ import PlayerCore
 /// stream for the file it will most likely play first.
 ///
 /// What it buys, and how to remove it: first audio close to `paplay`'s instead of several milliseconds
-/// behind (README, "first audio"). All of it is this folder, the C targets CEarlyConnect (the connection begun
+/// behind (docs/performance.md, "First audio"). All of it is this folder, the C targets CEarlyConnect (the connection begun
 /// before `main`, and the one rule of what starts early) and CThreadStart, `PulseOutput.init(adopting:)` and
 /// `prepare(_:playingWhen:)`, and `ProbedDecoderFactory.keep`. To remove it, drop the call in `Splay.main`
 /// and the `EarlyStart.take` in the commands: every command then makes its own output after the parse, as

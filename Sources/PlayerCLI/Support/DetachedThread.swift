@@ -12,8 +12,7 @@ enum DetachedThread {
 
   /// Starts `body` on a new detached thread that begins on another CPU than the caller's, when the caller may
   /// use more than one (`splay_thread_start_elsewhere`): Linux tends to queue a new thread behind its parent,
-  /// and a parent that goes on computing then holds it off while another CPU idles. In traces of `splay
-  /// play`'s start-up, whose parent parses the command line for about 2 ms, that happened in 2 of 3 runs.
+  /// which then holds it off while another CPU idles (docs/performance.md, "First audio").
   static func startElsewhere(_ body: @escaping @Sendable () -> Void) {
     launch(body) { context in
       splay_thread_start_elsewhere({ raw in Unmanaged<Body>.fromOpaque(raw!).takeRetainedValue().run() }, context)

@@ -14,7 +14,7 @@ public enum MPRISProperties {
     "SupportedMimeTypes": .strings(supportedMimeTypes),
   ]
 
-  /// The types of the formats splay decodes (README: supported formats), for file managers' "open with".
+  /// The types of the formats splay decodes (README: Formats), for file managers' "open with".
   public static let supportedMimeTypes = [
     "audio/flac", "audio/x-flac", "audio/wav", "audio/x-wav", "audio/ogg", "audio/vorbis", "audio/opus",
     "audio/mpeg", "audio/mp4", "audio/x-m4a", "audio/aac", "audio/x-aiff", "audio/x-ms-wma", "audio/x-mpegurl",

@@ -3,7 +3,7 @@ import Glibc
 
 /// Decodes AAC-LC in MP4/M4A files (what phones, iTunes and `ffmpeg -c:a aac` make) with FAAD2 and splay's own
 /// reading of the MP4 index, so that playing one loads one small library instead of FFmpeg's 130 (peak resident
-/// memory to play an M4A file: see the README's bench table).
+/// memory to play an M4A file: see docs/performance.md).
 ///
 /// Gapless like ``FFmpegDecoder``: the encoder's delay and padding, from the edit list (or iTunes' iTunSMPB tag),
 /// are not played. Seeks are sample-exact (a fresh decoder two packets before the target, the frames before it

@@ -16,16 +16,11 @@ extension PulseOutput {
   /// The attributes once audio flows steadily: `steadyLatency` of buffer (less for formats with more bytes a
   /// second than 3 MiB holds: PulseAudio's queue takes 4 MiB at most).
   ///
-  /// With `PA_STREAM_ADJUST_LATENCY` PulseAudio gives the sink a latency of (tlength − 2·minreq) / 2, clamped to
-  /// what the sink can do (2 s on a null sink, the hardware buffer on a sound card). First `minreq` keeps that at
-  /// the start-up buffer's 50 ms while the server's queue fills (asked for in two halves); once it is full,
-  /// `relaxed` asks a quarter at a time and lets the sink hold a quarter. A long sink latency is what lets the
-  /// server sleep: at 50 ms a plain null sink woke 23 times a second and spent 2.2 ms a second rendering, against
-  /// 3 and 0.1 ms with paplay, which leaves the sink alone. It waits for a full queue because a sink that takes
-  /// seconds at once from a stream holding less underruns it, and a plain null sink then took a whole 30 s track
-  /// within 0.3 s. Cork, flush and volume stay immediate because the server rewinds what the sink holds. A drain
-  /// is acknowledged when the sink takes the last frame, a sink latency before it plays: once the whole track is
-  /// at the server the start-up buffer comes back (``shrinkBufferLocked()``), seconds before the drain.
+  /// With `PA_STREAM_ADJUST_LATENCY` the sink's latency is (tlength − 2·minreq) / 2: `minreq` keeps it at 50 ms
+  /// while the queue fills, then `relaxed` lets the sink hold a quarter, which lets the server sleep. Not sooner:
+  /// a sink that takes seconds from a stream holding less underruns it. Cork, flush and volume stay immediate (the
+  /// server rewinds); the start-up buffer comes back once the track is at the server, so the drain is
+  /// acknowledged as the end plays (``shrinkBufferLocked()``). Measured: docs/performance.md, "The server's share".
   private func steadyBufferAttributes(_ spec: pa_sample_spec, relaxed: Bool) -> pa_buffer_attr {
     var spec = spec
     let (steady, request) = steadyLengths(spec)
