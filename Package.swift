@@ -40,7 +40,7 @@ let package = Package(
     // Begins connecting to the sound server before `main` for `splay play` (see its source); PlayerCLI's
     // EarlyStart takes the connection over.
     .target(name: "CEarlyConnect", dependencies: ["CThreadStart"], linkerSettings: [.linkedLibrary("pulse")]),
-    // sd-bus for MPRIS: the object's vtables in C, the rest in PlayerCLI/MPRIS. Linked, not loaded with dlopen:
+    // sd-bus for MPRIS: the object's vtables in C, the rest in PlayerCLI/MPRISBus. Linked, not loaded with dlopen:
     // libpulse already brings libsystemd into every process. Headers: libsystemd-dev (scripts/install-deps).
     .target(name: "CSDBus", linkerSettings: [.linkedLibrary("systemd")]),
     .target(

@@ -126,7 +126,7 @@ extension ControlRequestReaderTests {
   @Test func aRequestLineReadsBackAsTheRequest() throws {
     let kinds: [ControlRequest.Kind] = [
       .player(.seek(.relative(5))), .player(.seek(.absolute(12.345))), .player(.load(["a b.flac", "q\"uote\\.mp3"])),
-      .player(.volume(.absolute(40))), .player(.jump(2)), .player(.mute(nil)), .player(.repeatMode(.all)),
+      .player(.volume(.absolute(40))), .player(.jump(toIndex: 2)), .player(.mute(nil)), .player(.repeatMode(.all)),
       .player(.play), .status, .subscribe, .unsubscribe, .quit, .queue(offset: 3, count: 20),
     ]
     for kind in kinds {

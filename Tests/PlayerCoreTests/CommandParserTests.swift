@@ -20,7 +20,7 @@ import Testing
     ("volume 40%", .volume(.absolute(40))),
     ("volume +5", .volume(.relative(5))),
     ("volume -10%", .volume(.relative(-10))),
-    ("jump 2", .jump(1)),
+    ("jump 2", .jump(toIndex: 1)),
     (#"load "a b.flac" c.mp3"#, .load(["a b.flac", "c.mp3"])),
     (#"enqueue 'it''s.flac'"#, .enqueue(["its.flac"])),
     (#"load "say \"hi\".wav""#, .load([#"say "hi".wav"#])),
@@ -60,7 +60,7 @@ import Testing
     let commands: [PlayerCommand] = [
       .load(["a b.flac", #"q"uote\.mp3"#, "plain.ogg"]), .enqueue(["x"]), .play, .pause, .toggle, .stop,
       .seek(.absolute(12.345)), .seek(.relative(-0.5)), .seek(.relative(0)), .seek(.percent(33.3)),
-      .volume(.absolute(0)), .volume(.relative(-100)), .next, .previous, .jump(41),
+      .volume(.absolute(0)), .volume(.relative(-100)), .next, .previous, .jump(toIndex: 41),
     ]
     for command in commands {
       #expect(try CommandParser.parse(command.description) == command, "\(command.description)")

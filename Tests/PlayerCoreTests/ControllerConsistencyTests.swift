@@ -113,7 +113,7 @@ import Testing
     await h.run(.load(["a.flac"]))
     #expect(await h.run(.next).failureCode == "invalid-state")
     #expect(await h.run(.previous).failureCode == "invalid-state")
-    #expect(await h.run(.jump(3)).failureCode == "invalid-state")
+    #expect(await h.run(.jump(toIndex: 3)).failureCode == "invalid-state")
     #expect(h.states.count == 1)
   }
 

@@ -47,7 +47,7 @@ import Testing
           ? .absolute(Int.random(in: 0...100, using: &rng)) : .relative(Int.random(in: -30...30, using: &rng)))
     case 12: command = .next
     case 13: command = .previous
-    default: command = .jump(Int.random(in: 0...3, using: &rng))
+    default: command = .jump(toIndex: Int.random(in: 0...3, using: &rng))
     }
     let policy: ReferenceModel.Policy
     switch Int.random(in: 0..<10, using: &rng) {

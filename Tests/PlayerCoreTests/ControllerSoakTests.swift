@@ -29,7 +29,7 @@ import Testing
       case 4: command = .next
       case 5: command = .previous
       case 6: command = .stop
-      case 7: command = .jump(Int.random(in: 0...2, using: &rng))
+      case 7: command = .jump(toIndex: Int.random(in: 0...2, using: &rng))
       default: command = .toggle
       }
       let future = h.controller.send(command)

@@ -22,7 +22,8 @@ import Testing
   private static let commands: [(String, PlayerCommand)] = [
     ("play", .play), ("pause", .pause), ("toggle", .toggle), ("stop", .stop), ("seek +2", .seek(.relative(2))),
     ("seek 3", .seek(.absolute(3))), ("volume +10", .volume(.relative(10))), ("next", .next),
-    ("previous", .previous), ("jump 2", .jump(2)), ("load", .load(["x.flac"])), ("enqueue", .enqueue(["x.flac"])),
+    ("previous", .previous), ("jump 2", .jump(toIndex: 2)), ("load", .load(["x.flac"])),
+    ("enqueue", .enqueue(["x.flac"])),
     ("repeat one", .repeatMode(.one)), ("shuffle on", .shuffle(true)),
   ]
 

@@ -103,7 +103,7 @@ public enum CommandParser {
         throw CommandParseError(
           column: token.column, message: "expected a track number from 1 (jump 2), found '\(token.text)'")
       }
-      return .jump(n - 1)
+      return .jump(toIndex: n - 1)
     case "repeat":
       try arity(1)
       let token = arguments[0]

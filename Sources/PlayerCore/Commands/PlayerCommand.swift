@@ -26,8 +26,9 @@ public enum PlayerCommand: Equatable, Hashable, Sendable {
   case next
   /// Opens the previous track of the queue.
   case previous
-  /// Opens the track at a zero-based queue index (the text form counts from 1).
-  case jump(Int)
+  /// Opens the track at a zero-based queue index; the text form and the wire count from 1 (`jump 1` is
+  /// `.jump(toIndex: 0)`).
+  case jump(toIndex: Int)
   /// Sets what happens at the end of a track and of the queue (`repeat off|all|one`).
   case repeatMode(RepeatMode)
   /// Plays the queue in a random order, or in its own (`shuffle on|off`). The queue itself keeps its order.

@@ -5,12 +5,12 @@ import Futures
 extension PlayerController {
   /// Queues `job`; once the controller is shut down, refuses it instead (events are dropped) and returns false.
   @discardableResult
-  func enqueue(_ job: Job) -> Bool {
+  func enqueue(_ job: QueuedWork) -> Bool {
     let (added, start) = core.withLock { core -> (Bool, Bool) in
       if core.closed { return (false, false) }
       core.jobs.append(job)
-      guard !core.running else { return (true, false) }
-      core.running = true
+      guard !core.jobInFlight else { return (true, false) }
+      core.jobInFlight = true
       return (true, true)
     }
     if start { queue.async { self.runNext() } }
@@ -79,8 +79,8 @@ extension PlayerController {
     if released { announceQuiescence() } else { queue.async { self.runNext() } }
   }
 
-  private func takeJob() -> Job? {
-    core.withLock { core -> Job? in
+  private func takeJob() -> QueuedWork? {
+    core.withLock { core -> QueuedWork? in
       core.awaited = nil
       guard core.head < core.jobs.count else {
         core.release()

@@ -19,7 +19,7 @@ import Synchronization
 /// in the queue when a newer seek arrives settles as cancelled.
 public final class PlayerController: Sendable {
   /// Work waiting for the controller's queue: a caller's command or something the output reported.
-  enum Job: Sendable {
+  enum QueuedWork: Sendable {
     case command(PlayerCommand, Future<PlayerState, PlayerError>.Resolver)
     case refresh(Future<PlayerState, PlayerError>.Resolver)
     case recover(Future<PlayerState, PlayerError>.Resolver)
@@ -32,9 +32,9 @@ public final class PlayerController: Sendable {
 
   struct Core: ~Copyable {
     var machine: PlayerStateMachine
-    var jobs: [Job] = []
+    var jobs: [QueuedWork] = []
     var head = 0
-    var running = false
+    var jobInFlight = false
     /// While the job in flight waits for the output: tells whether that answer is still outstanding.
     var awaited: (@Sendable () -> Bool)?
     /// While the job in flight waits for the output: stops waiting (``shutdown()`` does not wait for it).
@@ -45,7 +45,7 @@ public final class PlayerController: Sendable {
 
     /// Nothing can happen until the output answers or time passes (``PlayerController/isQuiescent``): no job
     /// is left, or the job in flight waits for the output (the jobs behind it wait for it in turn).
-    var isQuiescent: Bool { running ? awaited?() == true : head >= jobs.count }
+    var isQuiescent: Bool { jobInFlight ? awaited?() == true : head >= jobs.count }
 
     /// The waiters to tell, when the controller is quiescent now; they are forgotten here.
     mutating func takeQuiescenceWaiters() -> [Future<Void, Never>.Resolver] {
@@ -58,7 +58,7 @@ public final class PlayerController: Sendable {
     mutating func release() {
       awaited = nil
       abandonAwaited = nil
-      running = false
+      jobInFlight = false
       jobs.removeAll(keepingCapacity: jobs.capacity <= 64)
       head = 0
     }
@@ -111,8 +111,8 @@ public final class PlayerController: Sendable {
     // One lock for the whole hand-over: a command costs the caller as little as possible.
     let admission = core.withLock { core -> Admission in
       guard !core.closed else { return .refused }
-      guard core.running || core.head < core.jobs.count else {
-        core.running = true
+      guard core.jobInFlight || core.head < core.jobs.count else {
+        core.jobInFlight = true
         return .runHere
       }
       if case .seek = command {
@@ -121,8 +121,8 @@ public final class PlayerController: Sendable {
         }
       }
       core.jobs.append(.command(command, resolver))
-      guard !core.running else { return .queued }
-      core.running = true
+      guard !core.jobInFlight else { return .queued }
+      core.jobInFlight = true
       return .startQueue
     }
     switch admission {
@@ -154,7 +154,7 @@ public final class PlayerController: Sendable {
   /// and nothing is settled or published here: the output's answer is taken up where answers always are
   /// (``ControllerConfiguration/answers``), so callbacks and observers still run there. Anything else (opening a file, a command that completes or is
   /// refused without the output) goes to the queue as if it had been queued. The caller holds the controller
-  /// (`running`), so commands sent meanwhile queue up behind it.
+  /// (`jobInFlight`), so commands sent meanwhile queue up behind it.
   private func start(_ command: PlayerCommand, _ resolver: Future<PlayerState, PlayerError>.Resolver) {
     let decision = core.withLock { $0.machine.decide(command) }
     guard case .perform(let step) = decision, step.asksWithoutBlocking else {
@@ -195,7 +195,7 @@ public final class PlayerController: Sendable {
   /// True when no command or event is waiting or in flight (tests and virtual time use it to know that the
   /// controller has caught up).
   public var isIdle: Bool {
-    core.withLock { !$0.running && $0.head >= $0.jobs.count }
+    core.withLock { !$0.jobInFlight && $0.head >= $0.jobs.count }
   }
 
   /// True when nothing can happen until the output answers or time passes: the controller is idle, or the
@@ -260,15 +260,15 @@ public final class PlayerController: Sendable {
   /// every state stream. The future resolves once the output is closed; nothing reopens it afterwards.
   public func shutdown() -> Future<Void, PlayerError> {
     let (future, resolver) = Future<Void, PlayerError>.pending()
-    let (waiting, abandon, startQueue) = core.withLock { core -> ([Job], (@Sendable () -> Void)?, Bool) in
+    let (waiting, abandon, startQueue) = core.withLock { core -> ([QueuedWork], (@Sendable () -> Void)?, Bool) in
       core.closed = true
       let rest = Array(core.jobs[core.head...])
       core.jobs.removeAll()
       core.head = 0
       // The close waits its turn: closing under a job in flight let that job reopen a stream afterwards.
       core.jobs.append(.close(resolver))
-      guard !core.running else { return (rest, core.abandonAwaited, false) }
-      core.running = true
+      guard !core.jobInFlight else { return (rest, core.abandonAwaited, false) }
+      core.jobInFlight = true
       return (rest, nil, true)
     }
     waiting.forEach(refuse)
@@ -278,7 +278,7 @@ public final class PlayerController: Sendable {
   }
 
   /// Fails a job that comes after ``shutdown()``.
-  func refuse(_ job: Job) {
+  func refuse(_ job: QueuedWork) {
     switch job {
     case .command(let command, let resolver):
       resolver.reject(.invalidState(command: command.name, state: "shut down"))

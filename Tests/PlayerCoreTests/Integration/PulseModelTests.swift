@@ -52,7 +52,7 @@ struct PulseModelTests {
     case 8: return .command(.seek(.relative(Double(Int.random(in: -25...25, using: &rng)) / 10)))
     case 9: return .command(.next)
     case 10: return .command(.previous)
-    case 11: return .command(.jump(Int.random(in: 0..<tracks, using: &rng)))
+    case 11: return .command(.jump(toIndex: Int.random(in: 0..<tracks, using: &rng)))
     case 12: return .command(.volume(.absolute(Int.random(in: 50...100, using: &rng))))
     case 13: return .command(.stop)
     default: return .wait(Double(Int.random(in: 1...12, using: &rng)) / 10)

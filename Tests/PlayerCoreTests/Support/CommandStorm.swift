@@ -40,7 +40,7 @@ struct CommandStorm {
     case 9: return .volume(.absolute(Int.random(in: 0...100, using: &rng)))
     case 10: return .next
     case 11: return .previous
-    case 12: return .jump(Int.random(in: 0..<paths.count, using: &rng))
+    case 12: return .jump(toIndex: Int.random(in: 0..<paths.count, using: &rng))
     default: return .seek(.percent(Double.random(in: 0...100, using: &rng)))
     }
   }

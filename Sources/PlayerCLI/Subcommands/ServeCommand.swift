@@ -42,7 +42,7 @@ struct ServeCommand: AsyncParsableCommand {
     // confirmation then becomes a reply without waking another thread (opening files stays off it).
     let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
     let loop = group.next()
-    let session = outputOptions.makeSession(answers: ExecutionContext { job in loop.execute(job) }) { error in
+    let session = PlayerSession(outputOptions, answers: ExecutionContext { job in loop.execute(job) }) { error in
       Console.error(error.message)
     }
     let (quit, quitResolver) = Future<Void, Never>.pending()

@@ -77,7 +77,7 @@ struct PlayCommand: AsyncParsableCommand {
     // options ask for; otherwise the output is made first, so that connecting overlaps with probing the files.
     let early = EarlyStart.take(matching: outputOptions.pulseConfiguration)
     let decoders = early?.decoders ?? ProbedDecoderFactory()
-    let session = outputOptions.makeSession(decoders: decoders, pulse: early?.output) { error in
+    let session = PlayerSession(outputOptions, decoders: decoders, pulse: early?.output) { error in
       reports.report(error.message)
     }
     let tracks = try TrackArguments.expand(files)

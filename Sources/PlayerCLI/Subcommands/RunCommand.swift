@@ -49,7 +49,7 @@ struct RunCommand: AsyncParsableCommand {
     }
 
     SignalExit.install()
-    let session = outputOptions.makeSession { error in Console.error(error.message) }
+    let session = PlayerSession(outputOptions) { error in Console.error(error.message) }
     let controller = session.controller
     let json = self.json
     let observation = controller.observe { state in

@@ -1,0 +1,41 @@
+import Futures
+import PlayerCore
+
+/// The composition root: where `play`, `run` and `serve` put an output, the decoders, a controller and the
+/// timeline scripts wait on together, as the command line chose them.
+struct PlayerSession: Sendable {
+  let controller: PlayerController
+  let timeline: any ScriptTimeline
+  /// The simulated output, when it was chosen (scripts move its virtual clock).
+  let simulated: SimulatedOutput?
+
+  /// Builds the output `options` name, a controller on it and its timeline; `answers` is where the controller
+  /// takes up the output's answers (``ControllerConfiguration/answers``; its own queue by default). `pulse` is
+  /// an output already made for ``OutputOptions/pulseConfiguration`` (``EarlyStart``); otherwise one is made here.
+  init(
+    _ options: OutputOptions, decoders: any AudioDecoderFactory = StandardDecoderFactory(),
+    answers: ExecutionContext? = nil, pulse: PulseOutput? = nil, onSkipped: (@Sendable (PlayerError) -> Void)? = nil
+  ) {
+    let deadline = Duration.nanoseconds(Int64(options.deadline * 1e9))
+    switch options.output {
+    case .pulse:
+      let output =
+        pulse ?? PulseOutput(configuration: PulseOutput.Configuration(server: options.server, sink: options.sink))
+      output.connectEarly()
+      controller = PlayerController(
+        output: output, decoders: decoders,
+        configuration: ControllerConfiguration(deadline: deadline, onTrackSkipped: onSkipped, answers: answers))
+      timeline = RealTimeline()
+      simulated = nil
+    case .simulated:
+      let clock = VirtualClock()
+      let output = SimulatedOutput(clock: clock)
+      controller = PlayerController(
+        output: output, decoders: decoders,
+        configuration: ControllerConfiguration(
+          deadline: deadline, clock: clock, onTrackSkipped: onSkipped, answers: answers))
+      timeline = VirtualTimeline(clock: clock)
+      simulated = output
+    }
+  }
+}
