@@ -64,16 +64,11 @@ public enum PulseEnvironment {
     return nil
   }
 
-  /// True when a server is configured and answers `pactl info`.
+  /// True when a server is configured and answers `pactl info`; the suites that need one are disabled by a
+  /// trait otherwise, and the summary counts them as skipped.
   public static let available: Bool = {
-    guard server != nil else {
-      print(
-        "PulseAudio tests skipped: PULSE_SERVER is not set (run them with `make test`, which starts a private server)")
-      return false
-    }
-    let answers = (try? run("/usr/bin/pactl", ["info"]))?.status == 0
-    if !answers { print("PulseAudio tests skipped: the server at \(server ?? "?") does not answer `pactl info`") }
-    return answers
+    guard server != nil else { return false }
+    return (try? run("/usr/bin/pactl", ["info"]))?.status == 0
   }()
 
   /// The sink inputs of this process, in the server's order, with their volume in percent: other test

@@ -16,7 +16,6 @@ final class SessionBus {
     let absent = ["dbus-daemon", "playerctl", "dbus-monitor", "dbus-send"].filter { tool($0) == nil }
     guard !absent.isEmpty else { return nil }
     let reason = "needs \(absent.joined(separator: ", ")) (scripts/install-deps installs dbus and playerctl)"
-    print("MPRIS tests skipped: \(reason)")
     return reason
   }()
 

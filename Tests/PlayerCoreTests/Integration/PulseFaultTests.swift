@@ -88,9 +88,9 @@ struct PulseFaultTests {
       // PipeWire's session manager carries the move out, or, after a test froze pipewire-pulse, sometimes never
       // does: then the state must still name the sink the server shows.
       guard try await serverShows(index, on: "splay_other") else {
-        print("aStreamMoved…: the server did not move the stream within 5 s; the state must say it stayed")
-        #expect(controller.state.device == PulseEnvironment.sink)
+        #expect(controller.state.device == PulseEnvironment.sink, "the state says the stream stayed")
         _ = await controller.stop().settled
+        try Skip.when("the server did not move the stream within 5 s, so the move itself was not judged")
         return
       }
       let moved = await published(by: controller, within: 1) { $0.device == "splay_other" }
