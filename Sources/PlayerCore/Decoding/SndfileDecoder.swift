@@ -21,6 +21,10 @@ public final class SndfileDecoder: AudioDecoder {
   }
 
   private let handle: Lock<Handle>
+  /// How far before a target a seek starts and decodes forward: libsndfile's Vorbis seek (1.2.0) lands off the
+  /// target and decodes its first block without the previous one's overlap, so it seeks a longest block
+  /// (8,192 frames) early; 0 for the formats it seeks exactly.
+  private let seekPreroll: Int64
 
   /// Opens `path` for decoding.
   ///
@@ -108,6 +112,7 @@ public final class SndfileDecoder: AudioDecoder {
       trackNumber: tag(Int32(SF_STR_TRACKNUMBER)), date: tag(Int32(SF_STR_DATE)),
       bitDepth: Self.bitDepth(sfinfo.format),
       bitrate: seconds > 0.1 ? Int((Double(st.st_size) * 8 / seconds).rounded()) : nil, damage: damage)
+    seekPreroll = Int(sfinfo.format) & Int(SF_FORMAT_SUBMASK) == Int(SF_FORMAT_VORBIS) ? 8192 : 0
     handle = Lock(Handle(bits: UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(file)))))
   }
 
@@ -172,13 +177,17 @@ public final class SndfileDecoder: AudioDecoder {
     return Int(result)
   }
 
-  /// Seeks to an exact frame (libsndfile decodes forward from the previous key point where it must).
+  /// Seeks to an exact frame (libsndfile decodes forward from the previous key point where it must; for Vorbis
+  /// this decodes forward itself from ``seekPreroll`` frames before).
   @discardableResult
   public func seek(toFrame frame: Int64) throws(PlayerError) -> Int64 {
     let target = min(max(frame, 0), info.frames)
     let reached: Int64 = handle.withLock { handle in
       guard let file = OpaquePointer(bitPattern: handle.bits) else { return -1 }
-      let reached = Int64(sf_seek(file, sf_count_t(target), SEEK_SET))
+      var reached = Int64(sf_seek(file, sf_count_t(max(0, target - seekPreroll)), SEEK_SET))
+      if reached >= 0, reached < target {
+        reached += Self.skip(file, frames: target - reached, channels: info.channels)
+      }
       if reached >= 0 { handle.frame = reached }
       return reached
     }
@@ -186,6 +195,19 @@ public final class SndfileDecoder: AudioDecoder {
       throw .unsupportedFormat(path: info.path, detail: "cannot seek to frame \(target)")
     }
     return reached
+  }
+
+  /// Decodes and drops up to `frames` frames; returns how many there were.
+  private static func skip(_ file: OpaquePointer, frames: Int64, channels: Int) -> Int64 {
+    withUnsafeTemporaryAllocation(of: Float.self, capacity: 1024 * channels) { scratch in
+      var skipped: Int64 = 0
+      while skipped < frames {
+        let read = Int64(sf_readf_float(file, scratch.baseAddress!, sf_count_t(min(1024, frames - skipped))))
+        guard read > 0 else { break }
+        skipped += read
+      }
+      return skipped
+    }
   }
 
   /// Why the length the file declares cannot be trusted, or nil when it can.
