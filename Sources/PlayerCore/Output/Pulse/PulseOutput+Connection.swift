@@ -105,7 +105,7 @@ extension PulseOutput {
     }
     context = nil
     contextReady = false
-    serverKind = .unknown
+    buffer.disconnected()
   }
 
   func lastErrorLocked() -> String {

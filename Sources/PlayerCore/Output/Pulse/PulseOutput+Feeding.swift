@@ -22,10 +22,10 @@ extension PulseOutput {
       }
       pa_stream_write(stream, data, frames * frameBytes, nil, 0, PA_SEEK_RELATIVE)
       if let crossing {
-        gapless.written(before: writtenFrames + Int64(crossing))
+        gapless.written(before: clock.writtenFrames + Int64(crossing))
         scheduleBoundaryCheckLocked()
       }
-      writtenFrames += Int64(frames)
+      clock.wrote(frames)
       writable = pa_stream_writable_size(stream)
     }
     advanceIfBoundaryPlayedLocked()
@@ -47,8 +47,7 @@ extension PulseOutput {
   private func drainNearTheEndLocked(_ stream: OpaquePointer) {
     guard !drainTimer.isPending else { return }
     let lead = UInt64(configuration.targetLatency * 1e6)
-    guard let anchorStreamTime, let context, let usec = streamClockLocked() else { return startDrainLocked() }
-    let end = anchorStreamTime + UInt64(Double(max(writtenFrames, 0)) * 1e6 / Double(sampleRate))
+    guard let end = clock.writtenEnd, let context, let usec = streamClockLocked() else { return startDrainLocked() }
     guard end > usec + lead else { return startDrainLocked() }
     let ring = self.ring
     drainTimer.schedule(at: pa_rtclock_now() + (end - usec - lead), on: context) { [weak self] in
@@ -72,7 +71,7 @@ extension PulseOutput {
         let failure = readFailure
         let end = failure == nil ? info.duration : Double(ring?.frame ?? 0) / Double(info.sampleRate)
         let confirmation = OutputConfirmation(position: end, time: Self.now(), running: false, stream: streamNumber)
-        positionFilter.reset(to: end)
+        clock.ended(at: end)
         let event: OutputEvent = failure.map { .trackFailed($0, confirmation) } ?? .trackFinished(confirmation)
         announceLocked(event)
       }, failure: { _ in })
@@ -154,7 +153,9 @@ extension PulseOutput {
     var source = decoder
     // With the steady buffer the server holds seconds: an early hand-over would only wake the loop thread once
     // more for the same request.
-    let (corkedFill, handOverEarly) = locked { (corkedFillFramesLocked, !(running && bufferIsSteady)) }
+    let (corkedFill, handOverEarly) = locked {
+      (buffer.corkedFillFrames(sampleRate: sampleRate), buffer.handsOverEarly(running: running))
+    }
     while true {
       let (generation, free, ended) = ring.fillState
       guard !ended, free > 0 else { break }
@@ -200,11 +201,6 @@ extension PulseOutput {
     }
   }
 
-  /// How much a fill decodes ahead while the stream is corked: the server's target buffer and two chunks.
-  private var corkedFillFramesLocked: Int {
-    Int(configuration.targetLatency * Double(sampleRate)) + 2 * 4096
-  }
-
   /// Gives the server what the ring holds and answers the prefills it satisfies (decoding queue, lock held).
   private func handOverLocked(_ ring: SampleRing) {
     pumpLocked()
@@ -236,7 +232,7 @@ extension PulseOutput {
   /// Enough audio to start: 50 ms in the ring or already in the server's buffer, or the end of the track.
   private func prefilledLocked(_ ring: SampleRing) -> Bool {
     let wanted = max(1, Int64(Double(sampleRate) * 0.05))
-    return writtenFrames + Int64(ring.availableFrames) >= wanted || ring.fillState.endOfTrack
+    return clock.writtenFrames + Int64(ring.availableFrames) >= wanted || ring.fillState.endOfTrack
   }
 
   /// Runs `action` (lock held) once the open stream's ring holds its first audio, at once when it does already;

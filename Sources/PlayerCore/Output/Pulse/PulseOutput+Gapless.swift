@@ -14,22 +14,17 @@ extension PulseOutput {
   func advanceIfBoundaryPlayedLocked() {
     assertLocked()
     guard gapless.boundaryFrames != nil, let stream, let usec = streamClockLocked(),
-      let (next, boundary) = gapless.advance(at: usec, anchorStreamTime: anchorStreamTime, sampleRate: sampleRate)
+      let (next, boundary) = gapless.advance(at: usec, anchorStreamTime: clock.anchorStreamTime, sampleRate: sampleRate)
     else { return }
     let previous = streamNumber
     streamNumber += 1
     decoder = next
-    anchorSeconds = 0
-    anchorStreamTime = boundary.streamTime
-    writtenFrames -= boundary.writtenFrames
     let info = next.info
     gapless.began(by: GaplessAdvance(from: previous, track: info))
     let position = min(Double(usec - boundary.streamTime) / 1e6, info.duration)
-    if running {
-      positionFilter.advance(to: position, at: Self.now())
-    } else {
-      positionFilter.reset(to: position)
-    }
+    clock.crossed(
+      at: boundary.streamTime, writtenBefore: boundary.writtenFrames, seconds: position, running: running,
+      now: Self.now())
     let props = pa_proplist_new()
     pa_proplist_sets(props, PA_PROP_MEDIA_NAME, info.displayTitle)
     pa_proplist_sets(props, PA_PROP_MEDIA_FILENAME, info.path)
@@ -38,7 +33,7 @@ extension PulseOutput {
     }
     pa_proplist_free(props)
     let confirmation = OutputConfirmation(
-      position: positionFilter.position, time: Self.now(), running: running, stream: streamNumber,
+      position: clock.position, time: Self.now(), running: running, stream: streamNumber,
       advance: gapless.lastAdvance)
     announceLocked(.trackAdvanced(from: previous, confirmation, track: info))
   }
@@ -49,7 +44,7 @@ extension PulseOutput {
   func scheduleBoundaryCheckLocked() {
     // A stale clock schedules nothing: the check is scheduled again once it is fresh.
     guard running, let context, let now = streamClockLocked(),
-      let wait = gapless.wait(from: now, anchorStreamTime: anchorStreamTime, sampleRate: sampleRate)
+      let wait = gapless.wait(from: now, anchorStreamTime: clock.anchorStreamTime, sampleRate: sampleRate)
     else { return }
     let expected = streamNumber
     boundaryTimer.schedule(at: pa_rtclock_now() + pa_usec_t(wait * 1e6) + 2_000, on: context) { [weak self] in

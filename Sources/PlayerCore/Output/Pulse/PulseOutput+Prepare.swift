@@ -112,7 +112,7 @@ extension PulseOutput {
         if running { pumpLocked() }
         return OutputConfirmation(
           position: running ? positionLocked() : 0, time: Self.now(), running: running, stream: entry.stream,
-          device: deviceNameLocked, volume: volumePercent)
+          device: deviceNameLocked, volume: volume.level)
       }
     }
   }

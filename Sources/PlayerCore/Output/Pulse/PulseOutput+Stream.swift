@@ -4,6 +4,9 @@ import CPulseAudio
 extension PulseOutput {
   var ringChannels: Int { ring?.channels ?? 2 }
 
+  /// The current stream's sample rate.
+  var sampleRate: Int { clock.sampleRate }
+
   /// PulseAudio's name for `format` (little-endian, as every machine splay runs on).
   static func pulseFormat(_ format: DecodedSampleFormat) -> pa_sample_format_t {
     format == .int16 ? PA_SAMPLE_S16LE : PA_SAMPLE_FLOAT32LE
@@ -29,7 +32,8 @@ extension PulseOutput {
     }
     // Decode seconds ahead of the server's buffer: the decoding queue may lose the CPU for a while on a busy
     // machine, and the write callback must still find audio to copy.
-    let ringFrames = max(Int(Double(info.sampleRate) * ringSecondsLocked(spec)), 4096)
+    let ringFrames = max(
+      Int(Double(info.sampleRate) * buffer.ringSeconds(bytesPerSecond: Self.bytesPerSecond(spec))), 4096)
     guard let ring = SampleRing(frames: ringFrames, channels: info.channels, sampleBytes: format.bytes) else {
       return ready(.failure(.outputFailed(operation: "open", detail: "no memory for the sample ring")))
     }
@@ -48,22 +52,17 @@ extension PulseOutput {
     self.decoder = decoder
     readFailure = nil
     sampleFormat = format
-    sampleRate = info.sampleRate
     self.ring = ring
     running = false
-    volumePercent = volume ?? 100
-    explicitVolume = volume
+    self.volume.streamCreated(volume: volume)
     let frame = Int64((seconds * Double(info.sampleRate)).rounded())
-    anchorSeconds = Double(min(max(frame, 0), info.frames)) / Double(info.sampleRate)
-    anchorStreamTime = 0
-    writtenFrames = 0
-    positionFilter.reset(to: anchorSeconds)
+    clock.streamCreated(
+      at: Double(min(max(frame, 0), info.frames)) / Double(info.sampleRate), sampleRate: info.sampleRate)
     ring.invalidate()
     // A decoder that cannot start there starts at 0, and the open confirms that (``openAnew``).
     refillLocked(from: frame, orBackTo: 0, ring: ring, decoder: decoder) { [weak self] landing in
       guard let self, let reached = landing.frame, reached != frame else { return }
-      anchorSeconds = Double(reached) / Double(info.sampleRate)
-      positionFilter.reset(to: anchorSeconds)
+      clock.moved(to: Double(reached) / Double(info.sampleRate))
     }
 
     let me = Unmanaged.passUnretained(self).toOpaque()
@@ -91,16 +90,15 @@ extension PulseOutput {
         output.announceLocked(.underflow)
       }, me)
 
-    var attr = startBufferAttributes(spec)
-    bufferIsSteady = false
-    sinkIsRelaxed = false
+    buffer.streamCreated()
+    var attr = pulseAttributes(buffer.startAttributes, spec)
     // Without a volume the server chooses (its session manager may restore the one saved for splay).
     var cv = pa_cvolume()
     pa_cvolume_set(&cv, UInt32(info.channels), Self.paVolume(volume ?? 100))
     // No libpulse interpolation: the clock is computed from the timing updates (``streamClockLocked()``).
     let flags = pa_stream_flags_t(PA_STREAM_START_CORKED.rawValue | PA_STREAM_ADJUST_LATENCY.rawValue)
-    let connected = withUnsafePointer(to: &cv) { volume in
-      pa_stream_connect_playback(s, configuration.sink, &attr, flags, self.explicitVolume == nil ? nil : volume, nil)
+    let connected = withUnsafePointer(to: &cv) { levels in
+      pa_stream_connect_playback(s, configuration.sink, &attr, flags, self.volume.explicit == nil ? nil : levels, nil)
     }
     if connected < 0 {
       streamReady = nil
@@ -189,7 +187,7 @@ extension PulseOutput {
     ring = nil
     decoder = nil
     gapless = GaplessBoundary()
-    clockStale = false
+    clock.refreshed()
     running = false
     draining = nil
     drainTimer.cancel()

@@ -22,9 +22,7 @@ extension PulseOutput {
   /// starts the schedule over (lock held).
   func scheduleTimingLocked(restart: Bool) {
     guard let context else { return }
-    if restart { timingInterval = 10_000 }
-    let due = pa_rtclock_now() + timingInterval
-    timingInterval = min(timingInterval * 2, bufferIsSteady ? 6_000_000 : 1_500_000)
+    let due = pa_rtclock_now() + buffer.nextTimingWait(restart: restart)
     timingTimer.schedule(at: due, on: context) { [weak self] in self?.timingTimerFired() }
   }
 
@@ -32,8 +30,8 @@ extension PulseOutput {
   private func timingTimerFired() {
     guard running, stream != nil else { return }
     requestTimingLocked()
-    // 0.6 s of audio with nothing asked in between: the steady buffer.
-    if timingInterval >= 640_000 { enlargeBufferLocked() }
+    applyBufferLocked(
+      buffer.timingDue(flowing: audioFlowsLocked, bytesPerSecond: Self.bytesPerSecond(streamSpecLocked)))
     scheduleTimingLocked(restart: false)
   }
 
@@ -56,9 +54,7 @@ extension PulseOutput {
       "timing", start: { ticket in pa_stream_update_timing_info(stream, PulseOperation.streamCallback, ticket) },
       completion: { [self] _ in
         // Corked: the read index, where the new audio starts (``streamClockLocked()``).
-        if let usec = streamClockLocked() { anchorStreamTime = usec }
-        anchorSeconds = seconds
-        positionFilter.reset(to: seconds)
+        clock.anchored(at: seconds, streamTime: streamClockLocked())
         done(.success(()))
       }, failure: { error in done(.failure(error)) })
   }
@@ -77,9 +73,8 @@ extension PulseOutput {
   /// a resume or a seek, by the sink's latency; on a null sink nobody records, once the 2-second block it
   /// rendered before has played out (a view's clock ran 1.8 s ahead of the audio there). Nil once heard.
   private func movesAtLocked(position: Double, now: UInt64) -> UInt64? {
-    guard running, let anchorStreamTime, let clock = signedStreamClockLocked() else { return nil }
-    let heard = Int64(anchorStreamTime) + Int64(((position - anchorSeconds) * 1e6).rounded())
-    return heard > clock ? now + UInt64(heard - clock) * 1_000 : nil
+    guard running, let signed = signedStreamClockLocked() else { return nil }
+    return clock.movesAt(position: position, signedClock: signed, now: now)
   }
 
   /// The played position: the anchor plus the stream time since it, through the ``PositionFilter`` (never
@@ -88,30 +83,21 @@ extension PulseOutput {
   func positionLocked() -> Double {
     assertLocked()
     advanceIfBoundaryPlayedLocked()
-    guard let info = decoder?.info, let anchorStreamTime, let usec = streamClockLocked() else {
-      return positionFilter.position
-    }
-    let elapsed = usec >= anchorStreamTime ? Double(usec - anchorStreamTime) / 1e6 : 0
-    // Nothing can have been heard that was not written: a latency the server got wrong (PipeWire 0.3 passes a
-    // negative delay on unclamped) must not carry the position past the audio. On a sink that renders in long
-    // blocks (a null sink with no reader), a new stream's audio waits for the block in progress: the position
-    // then stays at what was written, which is all that can have played.
-    let written = Double(max(writtenFrames, 0)) / Double(sampleRate)
-    return positionFilter.update(
-      raw: anchorSeconds + min(elapsed, written), at: Self.now(), running: running, duration: info.duration)
+    guard let info = decoder?.info else { return clock.position }
+    return clock.position(streamClock: streamClockLocked(), at: Self.now(), running: running, duration: info.duration)
   }
 
   /// The server's playback clock now, in µs of the stream: the stream time of the frame being heard, as
   /// `pa_stream_get_time` defines it, but computed here from the last timing update. libpulse's interpolation
   /// runs on with the wall clock on a stream that has never played, corked or not: 0.2 s corked after `jump`
-  /// put the next `play` 0.2 s ahead of the audio. Nil while the clock is stale (``clockStale``) or unknown.
+  /// put the next `play` 0.2 s ahead of the audio. Nil while the clock is stale (``StreamClock/isStale``) or unknown.
   func streamClockLocked() -> pa_usec_t? {
     signedStreamClockLocked().map { pa_usec_t(max($0, 0)) }
   }
 
   /// ``streamClockLocked()``, negative while the sink still plays what it holds from before the stream's start.
   private func signedStreamClockLocked() -> Int64? {
-    guard !clockStale, let stream, let timing = pa_stream_get_timing_info(stream),
+    guard !clock.isStale, let stream, let timing = pa_stream_get_timing_info(stream),
       timing.pointee.read_index_corrupt == 0, timing.pointee.read_index >= 0,
       let spec = pa_stream_get_sample_spec(stream)
     else { return nil }

@@ -4,7 +4,7 @@ import Futures
 // Start, pause, seek and stop: the stream operations whose acknowledgements move the confirmed state.
 extension PulseOutput {
   /// Uncorks once the ring holds audio; resolves with the position from the first timing update the server
-  /// answers after the uncork (see ``clockStale``).
+  /// answers after the uncork (see ``StreamClock/isStale``).
   public func start() -> Future<OutputConfirmation, PlayerError> {
     prefill().flatMap { [self] _ in
       withOpenStream("start") { [self] stream, resolver in
@@ -28,7 +28,7 @@ extension PulseOutput {
 
   /// Writes what the ring holds, then asks the server to uncork (lock held): the audio is there when it starts.
   func uncorkLocked(_ stream: OpaquePointer, _ done: UnsafeMutableRawPointer) -> OpaquePointer? {
-    clockStale = true
+    clock.uncorking()
     pumpLocked()
     let operation = pa_stream_cork(stream, 0, PulseOperation.streamCallback, done)
     requestTimingLocked()
@@ -38,13 +38,13 @@ extension PulseOutput {
   /// The server acknowledged an uncork (mainloop thread): audio flows, the ring is topped up and a gapless
   /// boundary is watched for again; the clock is trusted from the timing update requested behind the uncork.
   func startedLocked() {
-    positionFilter.resumed(at: Self.now())
+    clock.uncorked(at: Self.now())
     running = true
     // Weak: a waiter left in the list when the stream goes must not keep the output alive.
     awaitingTiming.append(
       TimingWaiter { [weak self] result in
         guard let self else { return }
-        clockStale = false
+        clock.refreshed()
         if case .success = result { scheduleBoundaryCheckLocked() }
       })
     scheduleTimingLocked(restart: true)
@@ -116,7 +116,7 @@ extension PulseOutput {
       }
       // What is written from here on plays from where the flush leaves the server's read index, which only
       // the timing update after it tells: until then nothing counts from the old anchor.
-      anchorStreamTime = nil
+      clock.flushing()
       issueLocked(
         name + " (flush)", start: { done in pa_stream_flush(stream, PulseOperation.streamCallback, done) },
         completion: { [self] ok in
@@ -124,7 +124,7 @@ extension PulseOutput {
             let error = PlayerError.outputFailed(operation: name, detail: lastErrorLocked())
             return handOff { resolver.reject(error) }
           }
-          writtenFrames = 0
+          clock.flushed()
           // The decoder's move and the server's anchor run side by side; the later of the two confirms.
           let join = RepositionJoin()
           let finish: @Sendable () -> Void = { [self] in
@@ -152,14 +152,13 @@ extension PulseOutput {
     _ resolver: Future<OutputConfirmation, PlayerError>.Resolver
   ) {
     if landing.frame != target, let frame = landing.frame {
-      anchorSeconds = Double(frame) / Double(sampleRate)
-      positionFilter.reset(to: anchorSeconds)
+      clock.moved(to: Double(frame) / Double(sampleRate))
     }
     let failure = landing.error
     guard failure == nil ? resume : wasRunning else {
       if let failure { return handOff { resolver.reject(failure) } }
       let confirmation = OutputConfirmation(
-        position: anchorSeconds, time: Self.now(), running: false, stream: streamNumber)
+        position: clock.anchorSeconds, time: Self.now(), running: false, stream: streamNumber)
       return handOff { self.resolve(resolver, confirmation) }
     }
     handOff {

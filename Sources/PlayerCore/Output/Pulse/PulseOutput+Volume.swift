@@ -30,7 +30,7 @@ extension PulseOutput {
         guard let info else { return }
         let output = Unmanaged<PulseOutput>.fromOpaque(userdata!).takeUnretainedValue()
         var volume = info.pointee.volume
-        output.sinkInputVolumeReadLocked(index: info.pointee.index, volume: pa_cvolume_avg(&volume))
+        output.sinkInputVolumeReadLocked(index: info.pointee.index, level: pa_cvolume_avg(&volume))
         output.sinkInputMuteReadLocked(index: info.pointee.index, muted: info.pointee.mute != 0)
       }, Unmanaged.passUnretained(self).toOpaque())
     if let query { pa_operation_unref(query) }
@@ -38,27 +38,24 @@ extension PulseOutput {
 
   /// The server's volume of a sink input (mainloop thread): a change that splay did not make is an event, unless
   /// it is a session manager's restore of a new stream that overrides an explicit volume: that is undone.
-  private func sinkInputVolumeReadLocked(index: UInt32, volume: pa_volume_t) {
+  private func sinkInputVolumeReadLocked(index: UInt32, level: pa_volume_t) {
     guard let stream, pa_stream_get_index(stream) == index else { return }
-    let percent = Self.percent(volume)
-    guard percent != volumePercent else { return }
-    if let explicit = explicitVolume, explicit == volumePercent, Self.now() < restoreWatchUntil {
-      return applyVolumeLocked(explicit, to: stream) { _ in }
+    switch volume.reported(level: Self.percent(level), at: Self.now()) {
+    case .ignore: break
+    case .reassert(let explicit): applyVolumeLocked(explicit, to: stream) { _ in }
+    case .publish(let percent): announceLocked(.volumeChanged(percent))
     }
-    volumePercent = percent
-    explicitVolume = nil
-    announceLocked(.volumeChanged(percent))
   }
 
   /// The server's mute flag of a sink input (mainloop thread): a change splay did not make is an event, unless a
   /// session manager restores a saved flag onto a new stream: splay's flag is set again.
   private func sinkInputMuteReadLocked(index: UInt32, muted: Bool) {
-    guard let stream, pa_stream_get_index(stream) == index, muted != self.muted else { return }
-    if Self.now() < restoreWatchUntil {
-      return applyMuteLocked(self.muted, to: stream) { _ in }
+    guard let stream, pa_stream_get_index(stream) == index else { return }
+    switch volume.reported(muted: muted, at: Self.now()) {
+    case .ignore: break
+    case .reassert(let muted): applyMuteLocked(muted, to: stream) { _ in }
+    case .publish(let muted): announceLocked(.muteChanged(muted))
     }
-    self.muted = muted
-    announceLocked(.muteChanged(muted))
   }
 
   /// Sets the stream's mute flag at the server; with no stream, takes it for the next one.
@@ -66,7 +63,7 @@ extension PulseOutput {
     let (future, resolver) = Future<Bool, PlayerError>.pending()
     locked {
       guard context != nil, contextReady, let stream, pa_stream_get_state(stream) == PA_STREAM_READY else {
-        self.muted = muted
+        volume.set(muted: muted)
         handOff { resolver.resolve(muted) }
         return
       }
@@ -92,14 +89,14 @@ extension PulseOutput {
       },
       completion: { [self] ok in
         guard ok else { return done(.failure(.outputFailed(operation: "mute", detail: lastErrorLocked()))) }
-        self.muted = muted
+        volume.set(muted: muted)
         done(.success(()))
       }, failure: { error in done(.failure(error)) })
   }
 
   /// The stream's volume and mute flag as last read from the server or acknowledged by it.
   public var serverVolume: (level: Int, muted: Bool)? {
-    locked { stream == nil ? nil : (volumePercent, muted) }
+    locked { stream == nil ? nil : (volume.level, volume.muted) }
   }
 
   static func percent(_ volume: pa_volume_t) -> Int {
@@ -108,20 +105,21 @@ extension PulseOutput {
 
   /// Sets the stream's volume at the server (lock held); `done` gets the server's answer.
   func applyVolumeLocked(
-    _ level: Int, to stream: OpaquePointer, _ done: @escaping (Result<Void, PlayerError>) -> Void
+    _ level: Int, to stream: OpaquePointer, explicit: Bool = false,
+    _ done: @escaping (Result<Void, PlayerError>) -> Void
   ) {
     guard let context else { return done(.failure(.outputLost(detail: "\(serverName): not connected"))) }
-    var volume = pa_cvolume()
-    pa_cvolume_set(&volume, UInt32(max(1, ringChannels)), Self.paVolume(level))
+    var levels = pa_cvolume()
+    pa_cvolume_set(&levels, UInt32(max(1, ringChannels)), Self.paVolume(level))
     let index = pa_stream_get_index(stream)
     issueLocked(
       "volume",
       start: { ticket in
-        pa_context_set_sink_input_volume(context, index, &volume, PulseOperation.contextCallback, ticket)
+        pa_context_set_sink_input_volume(context, index, &levels, PulseOperation.contextCallback, ticket)
       },
       completion: { [self] ok in
         guard ok else { return done(.failure(.outputFailed(operation: "volume", detail: lastErrorLocked()))) }
-        volumePercent = level
+        volume.acknowledged(level: level, explicit: explicit)
         done(.success(()))
       }, failure: { error in done(.failure(error)) })
   }
@@ -130,7 +128,7 @@ extension PulseOutput {
   /// server may ignore the volume a stream is created with (PipeWire 0.3.65 plays it at 100 %), or restore a
   /// saved one. `done` runs once the stream's volume is known, or could not be read.
   func settleNewStreamVolumeLocked(_ stream: OpaquePointer, _ done: @escaping () -> Void) {
-    restoreWatchUntil = Self.now() + 1_000_000_000
+    volume.streamReady(at: Self.now())
     guard let context else { return done() }
     let index = pa_stream_get_index(stream)
     final class Reading { var volume: pa_volume_t? }
@@ -139,11 +137,11 @@ extension PulseOutput {
       "volume (read)",
       start: { ticket in pa_context_get_sink_input_info(context, index, PulseOperation.sinkInputCallback, ticket) },
       completion: { [self] _ in
-        guard let volume = reading.volume, self.stream == stream else { return done() }
-        volumePercent = Self.percent(volume)
+        guard let level = reading.volume, self.stream == stream else { return done() }
+        let fix = volume.newStreamRead(level: Self.percent(level))
         // A muted player's next stream is muted too, before its first audio.
-        let mute = { [self] in muted ? applyMuteLocked(true, to: stream) { _ in done() } : done() }
-        guard let explicit = explicitVolume, explicit != volumePercent else { return mute() }
+        let mute = { [self] in fix.mute ? applyMuteLocked(true, to: stream) { _ in done() } : done() }
+        guard let explicit = fix.level else { return mute() }
         applyVolumeLocked(explicit, to: stream) { _ in mute() }
       }, failure: { _ in done() }, volumeRead: { reading.volume = $0 })
   }

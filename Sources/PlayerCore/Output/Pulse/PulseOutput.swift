@@ -37,9 +37,9 @@ import Synchronization
 ///
 /// The jobs live in files of their own: the connection (`+Connection`), the stream (`+Stream`), start, pause,
 /// seek and stop (`+Transport`), the audio path (`+Feeding`), timing and position (`+Timing`), the server's
-/// buffer (`+Buffer`), volume (`+Volume`), gapless (`+Gapless`, with ``GaplessBoundary``), the stream prepared
-/// before the first `open` (`+Prepare`, with ``PreparedStart``), and issuing operations (`+Requests`, with
-/// ``PulseRequests``).
+/// buffer (`+Buffer`, carrying out ``BufferPolicy``), volume (`+Volume`, carrying out ``StreamVolume``),
+/// gapless (`+Gapless`, with ``GaplessBoundary``), the stream prepared before the first `open` (`+Prepare`,
+/// with ``PreparedStart``), and issuing operations (`+Requests`, with ``PulseRequests``).
 public final class PulseOutput: AudioOutput, @unchecked Sendable {
   /// Where to connect and how.
   public struct Configuration: Sendable, Equatable {
@@ -85,12 +85,8 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
   private var lockHolder: pthread_t?
   var context: OpaquePointer?
   var contextReady = false
-  /// What the server is, once it said (``identifyServerLocked(_:)``).
-  var serverKind = PulseServerKind.unknown
-  /// The stream has the steady buffer (``enlargeBufferLocked()``).
-  var bufferIsSteady = false
-  /// The steady buffer lets the sink hold a quarter of it (``relaxSinkLatencyLocked()``).
-  var sinkIsRelaxed = false
+  /// The stream's buffer at the server and the timing schedule (see ``BufferPolicy``).
+  var buffer: BufferPolicy
   var connectWaiters: [(Result<Void, PlayerError>) -> Void] = []
   /// Gives up on a connection attempt the server does not answer.
   let connectTimer: MainloopTimer
@@ -103,33 +99,18 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
   var running = false
   /// The current stream's sample format (its ring's and the server's).
   var sampleFormat = DecodedSampleFormat.float32
-  var sampleRate = 44_100
-  /// The position, and the stream time (µs) at which the frames written since then began to play: the anchor
-  /// that positions and the gapless boundary count from. The stream time is nil from a flush until the server
-  /// has told where the new audio will start.
-  var anchorSeconds = 0.0
-  var anchorStreamTime: UInt64? = 0
-  /// The confirmed position, smoothed (see ``PositionFilter``).
-  var positionFilter = PositionFilter()
+  /// The anchor, the frames written since and the confirmed position (see ``StreamClock``).
+  var clock = StreamClock()
   var draining: PulseOperation?
   /// The drain of the current track was acknowledged: its end was reported, and no next track may follow it.
   var endConfirmed = false
   /// Why the decoder stopped before the end of the track (the file was truncated while playing), if it did.
   var readFailure: PlayerError?
-  /// The mute flag splay asked for (or the server reported): a new stream gets it too.
-  var muted = false
-  var volumePercent = 100
-  /// The volume asked for by `open` or `setVolume`, which a session manager's restore must not override.
-  var explicitVolume: Int?
-  /// Until when (monotonic ns) a volume change splay did not make is taken for a session manager's restore of a
-  /// new stream (WirePlumber's lands 0.5-2.5 ms after the stream appears) and undone in favour of
-  /// `explicitVolume`; later changes come from the user (pavucontrol) and are published.
-  var restoreWatchUntil: UInt64 = 0
+  /// The stream's volume and mute flag, and the restore watch (see ``StreamVolume``).
+  var volume = StreamVolume()
   /// Counts streams, so that events about a replaced stream can be told apart. A gapless track change counts
   /// as a new stream too: confirmations after it are about the next track.
   var streamNumber: UInt64 = 0
-  /// Frames written to the server since the last anchor (the stream's start or a flush).
-  var writtenFrames: Int64 = 0
   /// The track that follows the current one in this stream, and where it begins.
   var gapless = GaplessBoundary()
   /// Looks for the gapless boundary when the server's clock should have reached it (write callbacks alone may
@@ -145,13 +126,8 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
   var prefillActions: [(Bool) -> Void] = []
   /// Corks and uncorks the server acknowledged, waiting for the next timing update (``pause()``, ``start()``).
   var awaitingTiming: [TimingWaiter] = []
-  /// From an uncork until the timing update requested behind it: the last update was taken while corked, so
-  /// the clock is not read (the position holds, no gapless boundary is taken as played).
-  var clockStale = false
   /// Asks for timing updates while audio flows (``scheduleTimingLocked(restart:)``).
   let timingTimer: MainloopTimer
-  /// The wait before the timing timer's next request, in µs.
-  var timingInterval: pa_usec_t = 0
   /// Timing updates the server answered, for every stream of this output.
   var timingUpdates = 0
   /// The stream ``prepare(_:playingWhen:)`` is making ahead of the first `open`, until that `open` takes it or
@@ -163,6 +139,8 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
   /// Creates an output; it connects on the first `open` or `prepare` (or at ``connectEarly()``).
   public init(configuration: Configuration = Configuration()) {
     self.configuration = configuration
+    buffer = BufferPolicy(
+      targetLatency: configuration.targetLatency, steadyLatency: configuration.steadyLatency)
     mainloop = pa_threaded_mainloop_new()
     connectTimer = MainloopTimer(mainloop: mainloop)
     timingTimer = MainloopTimer(mainloop: mainloop)
@@ -190,6 +168,8 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
   /// reported by that `open` as any failed connection is (the next `open` connects again).
   public init(configuration: Configuration, adopting connection: Connection) {
     self.configuration = configuration
+    buffer = BufferPolicy(
+      targetLatency: configuration.targetLatency, steadyLatency: configuration.steadyLatency)
     mainloop = connection.mainloop
     connectTimer = MainloopTimer(mainloop: mainloop)
     timingTimer = MainloopTimer(mainloop: mainloop)
@@ -279,9 +259,9 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
       }
       return future.flatMap { [self] _ in prefill() }.map { [self] _ in
         // Where the ring really starts: the prefilled audio was decoded from there.
-        let (device, volume, start) = locked { (deviceNameLocked, volumePercent, anchorSeconds) }
+        let (device, level, start) = locked { (deviceNameLocked, self.volume.level, clock.anchorSeconds) }
         return OutputConfirmation(
-          position: start, time: Self.now(), running: false, stream: number, device: device, volume: volume)
+          position: start, time: Self.now(), running: false, stream: number, device: device, volume: level)
       }
     }
   }
@@ -293,13 +273,11 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
     locked {
       guard context != nil, contextReady, let stream, pa_stream_get_state(stream) == PA_STREAM_READY else {
         // No stream: the level is applied when the next stream is created, with that stream's acknowledgement.
-        volumePercent = level
-        explicitVolume = level
+        volume.requestedWithoutStream(level)
         handOff { resolver.resolve(level) }
         return
       }
-      applyVolumeLocked(level, to: stream) { [self] result in
-        if case .success = result { explicitVolume = level }
+      applyVolumeLocked(level, to: stream, explicit: true) { [self] result in
         let outcome = result.map { level }
         handOff {
           // Set after the command gave up waiting: the level changed all the same, so it is an event.
