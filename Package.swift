@@ -7,6 +7,7 @@ let package = Package(
   products: [
     .library(name: "Futures", targets: ["Futures"]),
     .library(name: "PlayerCore", targets: ["PlayerCore"]),
+    .library(name: "PlayerPulse", targets: ["PlayerPulse"]),
     .executable(name: "splay", targets: ["PlayerCLI"]),
   ],
   dependencies: [
@@ -47,7 +48,6 @@ let package = Package(
       name: "PlayerCore",
       dependencies: [
         "Futures",
-        "CPulseAudio",
         "CSndfile",
         "CFFmpeg",
         "CFaad",
@@ -59,10 +59,13 @@ let package = Package(
     // target of its own so that the player library does not carry the wire format: PlayerCore's `Codable`
     // conformances define the JSON, this reads and writes it fast, and only the front ends (PlayerCLI) import it.
     .target(name: "ControlProtocol", dependencies: ["PlayerCore"]),
+    // The PulseAudio output: the only target that imports libpulse.
+    .target(name: "PlayerPulse", dependencies: ["PlayerCore", "Futures", "CPulseAudio"]),
     .executableTarget(
       name: "PlayerCLI",
       dependencies: [
         "PlayerCore",
+        "PlayerPulse",
         "ControlProtocol",
         "Futures",
         "CMpg123Quiet",
@@ -82,6 +85,7 @@ let package = Package(
       name: "PlayerCoreTests",
       dependencies: [
         "PlayerCore",
+        "PlayerPulse",
         "Futures",
         "AudioTestSupport",
         "CPulseAudio",
@@ -96,6 +100,6 @@ let package = Package(
         .product(name: "PropertyBased", package: "swift-property-based"),
       ]
     ),
-    .testTarget(name: "PlayerCLITests", dependencies: ["PlayerCore", "AudioTestSupport"]),
+    .testTarget(name: "PlayerCLITests", dependencies: ["PlayerCore", "PlayerPulse", "AudioTestSupport"]),
   ]
 )

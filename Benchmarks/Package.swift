@@ -68,6 +68,7 @@ let package = Package(
       dependencies: [
         .product(name: "Futures", package: "splay"),
         .product(name: "PlayerCore", package: "splay"),
+        .product(name: "PlayerPulse", package: "splay"),
       ],
       swiftSettings: [.swiftLanguageMode(.v6)]
     ),

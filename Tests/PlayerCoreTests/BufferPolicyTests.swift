@@ -1,6 +1,7 @@
 import Testing
 
 @testable import PlayerCore
+@testable import PlayerPulse
 
 /// When the stream's buffer at the server grows, lets the sink hold more, and shrinks, and how often the clock
 /// is read: the decisions ``BufferPolicy`` makes, row by row.

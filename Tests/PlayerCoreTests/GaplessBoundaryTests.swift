@@ -1,6 +1,7 @@
 import Testing
 
 @testable import PlayerCore
+@testable import PlayerPulse
 
 /// Where a gapless next track begins in the stream, and when the stream has moved on to it.
 @Suite struct GaplessBoundaryTests {

@@ -1,4 +1,5 @@
 import PlayerCore
+import PlayerPulse
 import Testing
 
 /// How the pure state machine takes an `open` confirmation: the status follows what the output confirmed, so an

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import PlayerCore
+@testable import PlayerPulse
 
 /// The rules that turn PulseAudio's raw, sometimes spiking, playback clock into a confirmed position.
 @Suite struct PositionFilterTests {

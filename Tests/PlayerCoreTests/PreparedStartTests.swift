@@ -1,6 +1,7 @@
 import Testing
 
 @testable import PlayerCore
+@testable import PlayerPulse
 
 /// When a stream prepared before the first `open` is ready, and whether it is uncorked first: every order in
 /// which its creation, its first audio and the caller's clearance can arrive.

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import PlayerCore
+@testable import PlayerPulse
 
 /// The position the stream's clock gives: anchor, frames written, flushes, gapless boundaries and when audio
 /// will be heard, row by row (``StreamClock``; the filter's own rules are in PositionFilterTests).

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import PlayerCore
+@testable import PlayerPulse
 
 /// Which volume and mute changes the server reports are a session manager's restore to undo, and which are
 /// the user's to publish: the decisions ``StreamVolume`` makes, row by row.

@@ -12,6 +12,7 @@
 
 import Futures
 import PlayerCore
+import PlayerPulse
 import Synchronization
 
 #if canImport(Glibc)

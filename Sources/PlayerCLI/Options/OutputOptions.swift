@@ -4,6 +4,7 @@ import FoundationEssentials
 import Futures
 import Glibc
 import PlayerCore
+import PlayerPulse
 
 /// Which audio output to use; shared by `play`, `run` and `serve`.
 enum OutputKind: String, ExpressibleByArgument, CaseIterable {

@@ -2,6 +2,7 @@ import AudioTestSupport
 import Foundation
 import Futures
 import PlayerCore
+import PlayerPulse
 import Testing
 
 /// The model test on the real server, with the sink's monitor as the oracle: random sequences of pauses,

@@ -2,6 +2,7 @@ import AudioTestSupport
 import Foundation
 import Futures
 import PlayerCore
+import PlayerPulse
 import Testing
 
 /// PulseOutput against the real (private, null-sink) server, judged by what reached the sink's monitor.

@@ -3,6 +3,7 @@ import CPulseAudio
 import Foundation
 import Futures
 import PlayerCore
+import PlayerPulse
 import Testing
 
 /// What `splay play` starts before it has parsed its command line, against the real server: the connection it

@@ -4,6 +4,7 @@ import Futures
 import Testing
 
 @testable import PlayerCore
+@testable import PlayerPulse
 
 /// What a player costs the machine while nothing plays: a paused stream asks the server for nothing, so the
 /// player's threads sleep until a command or the server's event wakes them.

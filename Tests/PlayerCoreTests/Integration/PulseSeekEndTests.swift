@@ -2,6 +2,7 @@ import AudioTestSupport
 import Foundation
 import Futures
 import PlayerCore
+import PlayerPulse
 import Testing
 
 /// Seeks to and past the end of a track on the real server, paused and playing: the confirmed state is the end

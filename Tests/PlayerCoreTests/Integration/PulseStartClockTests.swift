@@ -2,6 +2,7 @@ import AudioTestSupport
 import Foundation
 import Futures
 import PlayerCore
+import PlayerPulse
 import Testing
 
 /// The clock a view runs from a confirmed start: it moves when the server plays the audio, not when the stream

@@ -4,6 +4,7 @@ import Futures
 import Testing
 
 @testable import PlayerCore
+@testable import PlayerPulse
 
 /// The steady buffer (issue 23): once audio flows, PulseAudio asks for seconds at a time instead of 50 ms. The
 /// server then holds the rest of a short track long before it plays; a next track offered meanwhile must still

@@ -2,6 +2,7 @@ import AudioTestSupport
 import Foundation
 import Futures
 import PlayerCore
+import PlayerPulse
 import Testing
 
 /// Eight threads sending random commands to one controller on the real server for 3 s: every future settles

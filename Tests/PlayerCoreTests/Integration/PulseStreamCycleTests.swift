@@ -2,6 +2,7 @@ import AudioTestSupport
 import Foundation
 import Futures
 import PlayerCore
+import PlayerPulse
 import Testing
 
 /// A thousand streams opened, started and replaced on the real server: nothing is left behind, neither on

@@ -1,3 +1,5 @@
+import PlayerCore
+
 /// Where a gapless next track begins in a stream that plays two tracks in a row, and what is left to do there.
 ///
 /// The next track is offered (``offer(_:)``), decoded into the ring right behind the current one once its end

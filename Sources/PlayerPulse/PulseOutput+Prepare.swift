@@ -1,5 +1,6 @@
 import CPulseAudio
 import Futures
+import PlayerCore
 
 // A stream made before the first `open`, and the `open` that takes it over.
 extension PulseOutput {

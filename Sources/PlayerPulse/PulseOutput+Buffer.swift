@@ -1,4 +1,5 @@
 import CPulseAudio
+import PlayerCore
 
 // The stream's buffer at the server: small while a start or a command may wait on it, large while audio flows.
 extension PulseOutput {

@@ -1,3 +1,5 @@
+import PlayerCore
+
 /// How large the stream's buffer at the server is, and how often its clock is read: small while a start or a
 /// command may wait on it, large once audio flows with nothing asked (on PulseAudio, not PipeWire). Decides
 /// only; ``PulseOutput`` carries out what it returns. Measurements: docs/performance.md, "The server's share".

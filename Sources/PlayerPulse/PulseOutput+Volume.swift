@@ -1,5 +1,6 @@
 import CPulseAudio
 import Futures
+import PlayerCore
 
 // The stream's volume: setting it, reading it back, and following changes other programs make.
 extension PulseOutput {

@@ -1,4 +1,5 @@
 import CPulseAudio
+import PlayerCore
 
 // Gapless: the next track continues the stream, and the track changes when the server plays the boundary.
 extension PulseOutput {

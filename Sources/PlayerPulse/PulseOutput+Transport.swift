@@ -1,5 +1,6 @@
 import CPulseAudio
 import Futures
+import PlayerCore
 
 // Start, pause, seek and stop: the stream operations whose acknowledgements move the confirmed state.
 extension PulseOutput {

@@ -1,4 +1,5 @@
 import CPulseAudio
+import PlayerCore
 
 /// The libpulse operations one output has in flight, so that each is finished, cancelled or failed exactly once.
 ///

@@ -1,3 +1,5 @@
+import PlayerCore
+
 /// Turns the server's raw playback clock into a position that a listener can trust.
 ///
 /// PulseAudio's stream time is the read index minus the sink's latency, and right after a cork, an uncork or

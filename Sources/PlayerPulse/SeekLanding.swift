@@ -1,3 +1,5 @@
+import PlayerCore
+
 /// Where a decoder asked to seek really went: the frame the next read starts at, and why it is not the one
 /// asked for. The output confirms this, never the request.
 struct SeekLanding: Sendable, Equatable {

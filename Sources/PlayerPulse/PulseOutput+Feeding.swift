@@ -1,6 +1,7 @@
 import CPulseAudio
 import Dispatch
 import Futures
+import PlayerCore
 
 // The audio path: decoding into the ring, writing to the server, prefill and drain.
 extension PulseOutput {

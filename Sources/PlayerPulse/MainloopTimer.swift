@@ -1,4 +1,5 @@
 import CPulseAudio
+import PlayerCore
 
 /// A timer of a libpulse mainloop (`pa_time_event`): it fires on the mainloop thread, with the lock held.
 ///

@@ -1,5 +1,6 @@
 import CPulseAudio
 import Futures
+import PlayerCore
 
 // The connection to the server: connecting with a deadline, and losing it.
 extension PulseOutput {

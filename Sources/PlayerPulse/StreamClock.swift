@@ -1,3 +1,5 @@
+import PlayerCore
+
 /// Where the stream's audio is in the track: the anchor (a position, and the stream time at which the audio
 /// written since began to play), the frames written since, and the position confirmed from the server's clock
 /// through the ``PositionFilter``. Decides only: ``PulseOutput`` reads the server's clock and passes it in.

@@ -1,3 +1,5 @@
+import PlayerCore
+
 /// The decisions about a stream prepared ahead of the first `open` (``PulseOutput/prepare(_:playingWhen:)``):
 /// when its `ready` future settles, and whether it is uncorked first.
 ///

@@ -1,4 +1,5 @@
 import Futures
+import PlayerCore
 import Synchronization
 
 #if canImport(Glibc)

@@ -1,3 +1,5 @@
+import PlayerCore
+
 /// A cork or an uncork the server acknowledged, waiting for the timing update answered right after it: the
 /// pause or the start is confirmed with that update's position, or failed when the stream goes first. Settles
 /// once; used on the mainloop thread only.

@@ -1,4 +1,5 @@
 import CPulseAudio
+import PlayerCore
 
 // The playback stream: creating it, following its state, tearing it down.
 extension PulseOutput {

@@ -1,3 +1,5 @@
+import PlayerCore
+
 /// The stream's volume and mute flag as splay set them and the server reported them, and which reported
 /// change is a session manager's restore to undo rather than the user's to publish. Decides only;
 /// ``PulseOutput`` carries out what it returns.

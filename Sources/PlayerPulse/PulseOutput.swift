@@ -1,6 +1,7 @@
 import CPulseAudio
 import Dispatch
 import Futures
+import PlayerCore
 import Synchronization
 
 #if canImport(Glibc)

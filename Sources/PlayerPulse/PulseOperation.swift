@@ -1,4 +1,5 @@
 import CPulseAudio
+import PlayerCore
 
 /// One libpulse operation in flight: what to do when the server answers, and how to fail it when the
 /// connection goes away (libpulse then cancels operations without calling them back).

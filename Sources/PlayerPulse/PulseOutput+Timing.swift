@@ -1,4 +1,5 @@
 import CPulseAudio
+import PlayerCore
 
 // The server's clock: timing updates, the position they give, and the anchor after a flush.
 extension PulseOutput {

@@ -1,5 +1,6 @@
 import CPulseAudio
 import Futures
+import PlayerCore
 
 // Issuing libpulse operations, and settling their futures and reporting events off the mainloop thread.
 extension PulseOutput {
