@@ -8,6 +8,7 @@ let package = Package(
     .library(name: "Futures", targets: ["Futures"]),
     .library(name: "PlayerCore", targets: ["PlayerCore"]),
     .library(name: "PlayerPulse", targets: ["PlayerPulse"]),
+    .library(name: "PlayerDecoding", targets: ["PlayerDecoding"]),
     .executable(name: "splay", targets: ["PlayerCLI"]),
   ],
   dependencies: [
@@ -48,23 +49,22 @@ let package = Package(
       name: "PlayerCore",
       dependencies: [
         "Futures",
-        "CSndfile",
-        "CFFmpeg",
-        "CFaad",
         .product(name: "Logging", package: "swift-log"),
       ]
     ),
-    // The control socket's JSON-lines protocol (docs/protocol.md): requests read into `PlayerCommand`s, states and
-    // replies written as lines, by hand rather than with Foundation's coders (see JSONReader and JSONWriter). A
-    // target of its own so that the player library does not carry the wire format: PlayerCore's `Codable`
-    // conformances define the JSON, this reads and writes it fast, and only the front ends (PlayerCLI) import it.
+    // The control socket's JSON-lines protocol (docs/protocol.md), both ends: requests read into `PlayerCommand`s,
+    // states and replies written as lines, by hand rather than with Foundation's coders (JSONReader, JSONWriter).
+    // A target of its own so that the player library carries no wire format.
     .target(name: "ControlProtocol", dependencies: ["PlayerCore"]),
     // The PulseAudio output: the only target that imports libpulse.
     .target(name: "PlayerPulse", dependencies: ["PlayerCore", "Futures", "CPulseAudio"]),
+    // The decoders (libsndfile, FFmpeg, FAAD2): the only target that imports them.
+    .target(name: "PlayerDecoding", dependencies: ["PlayerCore", "Futures", "CSndfile", "CFFmpeg", "CFaad"]),
     .executableTarget(
       name: "PlayerCLI",
       dependencies: [
         "PlayerCore",
+        "PlayerDecoding",
         "PlayerPulse",
         "ControlProtocol",
         "Futures",
@@ -85,6 +85,7 @@ let package = Package(
       name: "PlayerCoreTests",
       dependencies: [
         "PlayerCore",
+        "PlayerDecoding",
         "PlayerPulse",
         "Futures",
         "AudioTestSupport",
@@ -100,6 +101,6 @@ let package = Package(
         .product(name: "PropertyBased", package: "swift-property-based"),
       ]
     ),
-    .testTarget(name: "PlayerCLITests", dependencies: ["PlayerCore", "PlayerPulse", "AudioTestSupport"]),
+    .testTarget(name: "PlayerCLITests", dependencies: ["PlayerCore", "PlayerDecoding", "PlayerPulse", "AudioTestSupport"]),
   ]
 )

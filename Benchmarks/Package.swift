@@ -52,6 +52,7 @@ let package = Package(
       dependencies: [
         .product(name: "Futures", package: "splay"),
         .product(name: "PlayerCore", package: "splay"),
+        .product(name: "PlayerDecoding", package: "splay"),
       ],
       swiftSettings: [.swiftLanguageMode(.v6)]
     ),
@@ -68,6 +69,7 @@ let package = Package(
       dependencies: [
         .product(name: "Futures", package: "splay"),
         .product(name: "PlayerCore", package: "splay"),
+        .product(name: "PlayerDecoding", package: "splay"),
         .product(name: "PlayerPulse", package: "splay"),
       ],
       swiftSettings: [.swiftLanguageMode(.v6)]

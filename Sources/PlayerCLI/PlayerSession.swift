@@ -1,5 +1,6 @@
 import Futures
 import PlayerCore
+import PlayerDecoding
 import PlayerPulse
 
 /// The composition root: where `play`, `run` and `serve` put an output, the decoders, a controller and the

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import PlayerCore
+@testable import PlayerDecoding
 
 /// The FAAD2 decoder with splay's own MP4 reading, on the M4A files of ``FFmpegFixtures``: the same lengths,
 /// grid and frames as the FFmpeg decoder gives, sample-exact seeks, truncated and damaged files, and the files it

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import PlayerCore
+@testable import PlayerDecoding
 
 /// The FFmpeg decoder on M4A files made at test time from a known signal (``FFmpegFixtures``): exact lengths
 /// (the encoder delay and padding are not played), content, sample-exact seeks, damaged and truncated files,

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import PlayerCore
+@testable import PlayerDecoding
 
 /// splay's MP4 index reader on indexes built here, value by value: the gapless timing it derives, and crafted
 /// values (found by reading the code for overflows) refused or bounded without a trap or a long loop.

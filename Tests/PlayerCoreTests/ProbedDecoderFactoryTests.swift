@@ -1,4 +1,5 @@
 import PlayerCore
+import PlayerDecoding
 import Synchronization
 import Testing
 

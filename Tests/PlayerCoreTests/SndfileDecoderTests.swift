@@ -1,5 +1,6 @@
 import Foundation
 import PlayerCore
+import PlayerDecoding
 import Testing
 
 /// The decoder's defences against files that lie about their length.

@@ -12,6 +12,7 @@
 
 import Futures
 import PlayerCore
+import PlayerDecoding
 import PlayerPulse
 import Synchronization
 
@@ -42,7 +43,7 @@ guard arguments.count >= 4, let gap = UInt64(arguments[2]) else {
   exit(64)
 }
 let positions = arguments[3...].compactMap(Double.init)
-let controller = PlayerController(output: PulseOutput())
+let controller = PlayerController(output: PulseOutput(), decoders: StandardDecoderFactory())
 guard case .success = await controller.load([arguments[1]]).settled,
   case .success = await controller.play().settled
 else {

@@ -1,4 +1,5 @@
 import PlayerCore
+import PlayerDecoding
 
 /// Issue 4's decoding row: the whole of a file decoded to interleaved float by splay's own decoder.
 public enum DecodeWorkload {

@@ -3,6 +3,7 @@ import Dispatch
 import Futures
 import Glibc
 import PlayerCore
+import PlayerDecoding
 import PlayerPulse
 
 /// What `splay play` starts before its command line is parsed: the connection to the audio server and a

@@ -1,6 +1,7 @@
 import ArgumentParser
 import ControlProtocol
 import PlayerCore
+import PlayerDecoding
 
 /// `splay info FILE...`: what the decoder sees in each file, folders and playlists expanded as `play` does.
 struct InfoCommand: AsyncParsableCommand {

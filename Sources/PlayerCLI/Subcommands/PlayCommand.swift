@@ -1,6 +1,7 @@
 import ArgumentParser
 import Futures
 import PlayerCore
+import PlayerDecoding
 
 /// `splay play FILE...`: plays files in order, with a live view on a terminal or JSON lines otherwise.
 struct PlayCommand: AsyncParsableCommand {

@@ -9,7 +9,7 @@ import Synchronization
 /// only when the output confirmed the step. The future returned by ``send(_:)`` then resolves with that state.
 ///
 /// ```swift
-/// let player = PlayerController(output: PulseOutput())
+/// let player = PlayerController(output: PulseOutput(), decoders: StandardDecoderFactory())
 /// try await player.send(.load(["song.flac"])).value
 /// let state = try await player.play().value   // resolves once PulseAudio confirmed the uncork
 /// ```
@@ -78,7 +78,7 @@ public final class PlayerController: Sendable {
   /// Creates a controller that plays through `output`, opening files with `decoders`.
   public init(
     output: any AudioOutput,
-    decoders: any AudioDecoderFactory = StandardDecoderFactory(),
+    decoders: any AudioDecoderFactory,
     configuration: ControllerConfiguration = ControllerConfiguration(),
     initialState: PlayerState = .initial
   ) {

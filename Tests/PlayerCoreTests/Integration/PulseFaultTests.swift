@@ -2,6 +2,7 @@ import AudioTestSupport
 import Foundation
 import Futures
 import PlayerCore
+import PlayerDecoding
 import PlayerPulse
 import Testing
 
@@ -18,7 +19,7 @@ struct PulseFaultTests {
     try await ExclusiveSink.run {
       let deadline = 0.5
       let controller = PlayerController(
-        output: PulseOutput(),
+        output: PulseOutput(), decoders: StandardDecoderFactory(),
         configuration: ControllerConfiguration(deadline: .milliseconds(Int(deadline * 1000))))
       _ = await controller.load([Fixtures.sweepFLAC]).settled
       let playing = try #require(await controller.play().settled.value)
@@ -75,7 +76,7 @@ struct PulseFaultTests {
 
   @Test func aStreamMovedToAnotherSinkOrRescuedFromARemovedOneIsPublishedAndKeepsPlaying() async throws {
     try await ExclusiveSink.run {
-      let controller = PlayerController(output: PulseOutput())
+      let controller = PlayerController(output: PulseOutput(), decoders: StandardDecoderFactory())
       let module = try pactl("load-module", "module-null-sink", "sink_name=splay_other")
       defer { _ = try? PulseEnvironment.run("/usr/bin/pactl", ["unload-module", module]) }
       _ = await controller.load([Fixtures.sweepFLAC]).settled

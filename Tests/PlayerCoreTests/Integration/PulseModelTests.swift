@@ -2,6 +2,7 @@ import AudioTestSupport
 import Foundation
 import Futures
 import PlayerCore
+import PlayerDecoding
 import PlayerPulse
 import Testing
 
@@ -85,7 +86,7 @@ struct PulseModelTests {
   /// Runs one seeded sequence; returns the first disagreement between a confirmed state and the sink, or nil.
   static func check(seed: UInt64, paths: [String]) async throws -> String? {
     var rng = SplitMix64(seed: seed)
-    let controller = PlayerController(output: PulseOutput())
+    let controller = PlayerController(output: PulseOutput(), decoders: StandardDecoderFactory())
     let recorder = try MonitorRecorder()
     defer { _ = recorder.stop() }
     var history: [String] = []

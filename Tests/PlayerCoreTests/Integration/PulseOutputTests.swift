@@ -2,13 +2,14 @@ import AudioTestSupport
 import Foundation
 import Futures
 import PlayerCore
+import PlayerDecoding
 import PlayerPulse
 import Testing
 
 /// PulseOutput against the real (private, null-sink) server, judged by what reached the sink's monitor.
 @Suite(.serialized, .enabled(if: PulseEnvironment.available, "needs the private PulseAudio server of `make test`"))
 struct PulseOutputTests {
-  let controller = PlayerController(output: PulseOutput())
+  let controller = PlayerController(output: PulseOutput(), decoders: StandardDecoderFactory())
 
   private func settle(_ future: Future<PlayerState, PlayerError>) async throws -> PlayerState {
     try await confirmed(future)
@@ -411,7 +412,7 @@ struct PulseOutputTests {
 
   @Test func noServerFailsFastNamingTheAddress() async throws {
     let output = PulseOutput(configuration: .init(server: "unix:/nonexistent/splay-test-socket"))
-    let lonely = PlayerController(output: output)
+    let lonely = PlayerController(output: output, decoders: StandardDecoderFactory())
     let started = MonitorRecorder.now()
     let outcome = await lonely.load([Fixtures.stereoFLAC]).settled
     #expect(MonitorRecorder.now() - started < 2_000_000_000)
@@ -466,7 +467,7 @@ struct PulseServerLossTests {
 
   @Test func killingTheServerFailsPendingCommandsAndPlayResumesWhenItIsBack() async throws {
     try await ExclusiveSink.run {
-      let controller = PlayerController(output: PulseOutput())
+      let controller = PlayerController(output: PulseOutput(), decoders: StandardDecoderFactory())
       _ = await controller.load([Fixtures.sweepFLAC]).settled
       _ = await controller.play().settled
       try await Task.sleep(for: .milliseconds(300))

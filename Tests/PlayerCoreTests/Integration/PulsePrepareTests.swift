@@ -3,6 +3,7 @@ import CPulseAudio
 import Foundation
 import Futures
 import PlayerCore
+import PlayerDecoding
 import PlayerPulse
 import Testing
 

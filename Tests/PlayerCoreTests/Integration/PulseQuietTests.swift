@@ -4,6 +4,7 @@ import Futures
 import Testing
 
 @testable import PlayerCore
+@testable import PlayerDecoding
 @testable import PlayerPulse
 
 /// What a player costs the machine while nothing plays: a paused stream asks the server for nothing, so the
@@ -15,7 +16,7 @@ struct PulseQuietTests {
   @Test func aPausedStreamAsksTheServerForNoTimingUpdates() async throws {
     try await ExclusiveSink.run {
       let output = PulseOutput()
-      let controller = PlayerController(output: output)
+      let controller = PlayerController(output: output, decoders: StandardDecoderFactory())
       _ = await controller.load([Fixtures.sweepFLAC]).settled
       #expect(await controller.play().settled.value?.status == .playing)
       try await Task.sleep(for: .milliseconds(500))

@@ -2,6 +2,7 @@ import AudioTestSupport
 import Foundation
 import Futures
 import PlayerCore
+import PlayerDecoding
 import PlayerPulse
 import Testing
 
@@ -9,7 +10,7 @@ import Testing
 /// of the track the seek was for, and the audio that follows is what that state promises.
 @Suite(.serialized, .enabled(if: PulseEnvironment.available, "needs the private PulseAudio server of `make test`"))
 struct PulseSeekEndTests {
-  let controller = PlayerController(output: PulseOutput())
+  let controller = PlayerController(output: PulseOutput(), decoders: StandardDecoderFactory())
 
   /// A paused seek past the end stays paused at the end of that track (README: a seek beyond the end clamps to
   /// the end), however long it waits there, and `play` then moves to the next track from its first frame.

@@ -2,6 +2,7 @@ import AudioTestSupport
 import Foundation
 import Futures
 import PlayerCore
+import PlayerDecoding
 import PlayerPulse
 import Testing
 
@@ -10,7 +11,7 @@ import Testing
 /// rendered before: a view's clock ran up to 2 s ahead there and snapped back at the pause.
 @Suite(.serialized, .enabled(if: PulseEnvironment.available, "needs the private PulseAudio server of `make test`"))
 struct PulseStartClockTests {
-  let controller = PlayerController(output: PulseOutput())
+  let controller = PlayerController(output: PulseOutput(), decoders: StandardDecoderFactory())
 
   /// What the play confirmation lets a view show at the moment the pause is confirmed is where the pause
   /// confirms the audio stopped.

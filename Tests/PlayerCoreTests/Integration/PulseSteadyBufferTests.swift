@@ -4,6 +4,7 @@ import Futures
 import Testing
 
 @testable import PlayerCore
+@testable import PlayerDecoding
 @testable import PlayerPulse
 
 /// The steady buffer (issue 23): once audio flows, PulseAudio asks for seconds at a time instead of 50 ms. The
@@ -17,7 +18,7 @@ struct PulseSteadyBufferTests {
   @Test func aSteadyStreamTakesALargerBufferUntilACork() async throws {
     try await ExclusiveSink.run {
       let output = PulseOutput()
-      let controller = PlayerController(output: output)
+      let controller = PlayerController(output: output, decoders: StandardDecoderFactory())
       _ = await controller.load([Fixtures.sweepFLAC]).settled
       #expect(await controller.play().settled.value?.status == .playing)
       let start = try #require(output.serverBufferSeconds)
@@ -77,7 +78,7 @@ struct PulseSteadyBufferTests {
   @Test func theEndIsConfirmedNoSoonerThanItsAudioCanHavePlayed() async throws {
     try await ExclusiveSink.run {
       let output = PulseOutput()
-      let controller = PlayerController(output: output)
+      let controller = PlayerController(output: output, decoders: StandardDecoderFactory())
       _ = await controller.load([Fixtures.sweepFLAC]).settled
       let from = 26.0
       _ = await controller.seek(to: from).settled

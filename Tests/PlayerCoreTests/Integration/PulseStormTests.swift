@@ -2,6 +2,7 @@ import AudioTestSupport
 import Foundation
 import Futures
 import PlayerCore
+import PlayerDecoding
 import PlayerPulse
 import Testing
 
@@ -12,7 +13,7 @@ struct PulseStormTests {
   @Test func eightThreadsOfRandomCommandsAgainstTheServerLeaveAConsistentState() async throws {
     try await ExclusiveSink.run {
       let output = PulseOutput()
-      let controller = PlayerController(output: output)
+      let controller = PlayerController(output: output, decoders: StandardDecoderFactory())
       let paths = [
         "ladder-44k-stereo.flac", "short-44k-stereo.flac", "ladder-48k-mono.wav", "ladder-44k-stereo.mp3",
       ].map(Fixtures.media)

@@ -2,6 +2,7 @@ import AudioTestSupport
 import Foundation
 import Futures
 import PlayerCore
+import PlayerDecoding
 import PlayerPulse
 import Testing
 

@@ -2,6 +2,7 @@ import AudioTestSupport
 import Foundation
 import Futures
 import PlayerCore
+import PlayerDecoding
 import PlayerPulse
 import Testing
 
@@ -25,7 +26,7 @@ final class PulseVolumeTests {
   /// Plays the track briefly and sets its stream to `percent` from outside, as pavucontrol would: a session
   /// manager saves it for the next stream of this application.
   private func leaveSavedVolume(_ percent: Int) async throws {
-    let controller = PlayerController(output: PulseOutput())
+    let controller = PlayerController(output: PulseOutput(), decoders: StandardDecoderFactory())
     _ = await controller.load([track]).settled
     _ = await controller.play().settled
     let input = try await waitForSinkInput()
@@ -38,7 +39,7 @@ final class PulseVolumeTests {
     try await ExclusiveSink.run {
       try await leaveSavedVolume(70)
       for _ in 0..<3 {
-        let controller = PlayerController(output: PulseOutput())
+        let controller = PlayerController(output: PulseOutput(), decoders: StandardDecoderFactory())
         let loaded = try #require(await controller.load([track]).settled.value)
         _ = await controller.play().settled
         try await Task.sleep(for: .milliseconds(300))
@@ -56,7 +57,7 @@ final class PulseVolumeTests {
     try await ExclusiveSink.run {
       for _ in 0..<4 {
         try await leaveSavedVolume(70)
-        let controller = PlayerController(output: PulseOutput())
+        let controller = PlayerController(output: PulseOutput(), decoders: StandardDecoderFactory())
         _ = await controller.load([track]).settled
         let set = await controller.setVolume(50).settled
         #expect(set.value?.volume == 50)
@@ -83,7 +84,7 @@ final class PulseVolumeTests {
   /// nothing, and unmute brings the audio back at that level. A mute made by another program is published.
   @Test func muteIsTheServersFlagAndKeepsTheLevel() async throws {
     try await ExclusiveSink.run {
-      let controller = PlayerController(output: PulseOutput())
+      let controller = PlayerController(output: PulseOutput(), decoders: StandardDecoderFactory())
       _ = await controller.load([track]).settled
       let opened = MonitorRecorder.now()
       _ = await controller.setVolume(60).settled

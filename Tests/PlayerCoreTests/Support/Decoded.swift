@@ -1,4 +1,5 @@
 import PlayerCore
+import PlayerDecoding
 
 /// A fixture decoded in full by the decoder the player would use, left channel only (the ladder is the same on
 /// both channels).

@@ -1,4 +1,5 @@
 import CFFmpeg
+import PlayerCore
 
 /// What the file says about the stream: its container and codec, tags and length.
 extension FFmpegStream {

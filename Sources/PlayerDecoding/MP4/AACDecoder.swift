@@ -1,5 +1,6 @@
 import Futures
 import Glibc
+import PlayerCore
 
 /// Decodes AAC-LC in MP4/M4A files (what phones, iTunes and `ffmpeg -c:a aac` make) with FAAD2 and splay's own
 /// reading of the MP4 index, so that playing one loads one small library instead of FFmpeg's 130 (peak resident

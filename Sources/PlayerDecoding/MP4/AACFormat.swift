@@ -1,3 +1,5 @@
+import PlayerCore
+
 /// What an MP4 audio track must be for ``AACDecoder`` (AAC-LC, one or two channels, 1024-frame packets, a media
 /// time scale of the sample rate, gapless information), and the timing that follows from it.
 struct AACFormat: Equatable {

@@ -1,3 +1,5 @@
+import PlayerCore
+
 /// Why a decoder could not open a file, in the terms ``StandardDecoderFactory`` chooses by: whether another
 /// decoder is worth trying, and whose error to report when none can open it.
 struct DecoderOpenFailure: Error {

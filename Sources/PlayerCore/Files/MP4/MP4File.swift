@@ -2,18 +2,18 @@ import Glibc
 
 /// The structure of an MP4/M4A file: its `moov` box read into memory, the file's size, and the descriptor the
 /// samples are read through.
-struct MP4File {
+package struct MP4File {
   /// The movie box.
-  let moov: MP4Box
+  package let moov: MP4Box
   /// The file's size in bytes.
-  let size: Int64
+  package let size: Int64
 
   /// Largest `moov` read: a 10-hour AAC track's index is about 3 MB.
-  static let largestIndex = 64 << 20
+  package static let largestIndex = 64 << 20
 
   /// Reads the top-level boxes of the open file `descriptor` of `size` bytes. Throws when the file does not
   /// start with `ftyp` (not MP4), is fragmented (`moof`: its samples are indexed elsewhere), or has no `moov`.
-  init(descriptor: Int32, size: Int64) throws(MP4ParseError) {
+  package init(descriptor: Int32, size: Int64) throws(MP4ParseError) {
     self.size = size
     var offset: Int64 = 0
     var found: MP4Box?
@@ -46,7 +46,7 @@ struct MP4File {
   }
 
   /// `count` bytes at `offset`, fewer at the end of the file.
-  static func read(_ descriptor: Int32, at offset: Int64, count: Int) throws(MP4ParseError) -> [UInt8] {
+  package static func read(_ descriptor: Int32, at offset: Int64, count: Int) throws(MP4ParseError) -> [UInt8] {
     var bytes = [UInt8](repeating: 0, count: count)
     var filled = 0
     while filled < count {

@@ -1,27 +1,27 @@
 /// The first audio track of an MP4 file (`moov/trak` with a `soun` handler), as its boxes describe it: the codec,
 /// where each sample (packet) is in the file, the timing and the edit list.
-struct MP4AudioTrack {
+package struct MP4AudioTrack {
   /// The sample entry's type (`mp4a`, `alac`, `ac-3`…).
-  let codec: UInt32
+  package let codec: UInt32
   /// For `mp4a`: the ES descriptor's object type (0x40 is MPEG-4 audio, 0x66-0x68 MPEG-2 AAC); nil otherwise.
-  let objectType: UInt8?
+  package let objectType: UInt8?
   /// For `mp4a`: the decoder's configuration (an AAC AudioSpecificConfig).
-  let decoderConfig: [UInt8]
+  package let decoderConfig: [UInt8]
   /// The media's time scale (`mdhd`): samples per second for audio.
-  let timescale: Int64
+  package let timescale: Int64
   /// The movie's time scale (`mvhd`), in which the edit list's durations count.
-  let movieTimescale: Int64
+  package let movieTimescale: Int64
   /// Each sample's duration in the media's time scale, run-length coded as `stts` stores them.
-  let durations: [(count: Int, delta: Int64)]
+  package let durations: [(count: Int, delta: Int64)]
   /// Each sample's size in bytes.
-  let sizes: [UInt32]
+  package let sizes: [UInt32]
   /// Each sample's offset in the file.
-  let offsets: [Int64]
+  package let offsets: [Int64]
   /// The edit list: nil when the track has none.
-  let edit: MP4Edit?
+  package let edit: MP4Edit?
 
   /// The first audio track in `moov`, or nil when there is none.
-  static func first(in moov: MP4Box) throws(MP4ParseError) -> MP4AudioTrack? {
+  package static func first(in moov: MP4Box) throws(MP4ParseError) -> MP4AudioTrack? {
     let movieTimescale = try moov.child("mvhd").map { box throws(MP4ParseError) in try timescale(box) } ?? 0
     for trak in try moov.children() where trak.type == MP4Box.type("trak") {
       guard let mdia = try trak.child("mdia"), let hdlr = try mdia.child("hdlr") else { continue }
@@ -189,13 +189,13 @@ struct MP4AudioTrack {
 /// A track's edit list, when it is the one kind players write for gapless audio: one edit that starts the
 /// presentation `mediaTime` samples into the media (the encoder's delay) and lasts `duration` (in the movie's time
 /// scale). Anything else is `complex`.
-enum MP4Edit {
+package enum MP4Edit {
   /// One edit: start at `mediaTime` (media time scale), last `duration` (movie time scale).
   case single(mediaTime: Int64, duration: Int64)
   /// Empty edits, several edits, or a rate other than 1.
   case complex
 
-  init(_ box: MP4Box) throws(MP4ParseError) {
+  package init(_ box: MP4Box) throws(MP4ParseError) {
     var reader = box.body
     let version = try reader.u8()
     try reader.skip(3)

@@ -1,4 +1,5 @@
 import CFFmpeg
+import PlayerCore
 
 /// What opening a file needs besides the opening itself: choosing the stream, naming its codec, and saying why
 /// a file was refused.

@@ -1,12 +1,12 @@
 /// One box (atom) of an MP4 file: its four-character type and its body.
-struct MP4Box {
+package struct MP4Box {
   /// The type as a big-endian number (`moov` is 0x6D6F6F76).
-  let type: UInt32
+  package let type: UInt32
   /// The box's content, after its header.
-  var body: MP4Bytes
+  package var body: MP4Bytes
 
   /// The type code of `name`, four characters of ISO 8859-1 (`©nam` starts with byte 0xA9).
-  static func type(_ name: String) -> UInt32 {
+  package static func type(_ name: String) -> UInt32 {
     let scalars = Array(name.unicodeScalars)
     precondition(scalars.count == 4 && scalars.allSatisfy { $0.value < 256 }, "not a box type: \(name)")
     return scalars.reduce(0) { $0 << 8 | $1.value }
@@ -14,7 +14,7 @@ struct MP4Box {
 
   /// The boxes that follow one another in `bytes` up to its end. A size of 0 means "to the end"; a size of 1
   /// is followed by a 64-bit size.
-  static func sequence(in bytes: MP4Bytes) throws(MP4ParseError) -> [MP4Box] {
+  package static func sequence(in bytes: MP4Bytes) throws(MP4ParseError) -> [MP4Box] {
     var reader = bytes
     var boxes: [MP4Box] = []
     while reader.remaining >= 8 {
@@ -36,16 +36,16 @@ struct MP4Box {
   }
 
   /// The boxes inside this one.
-  func children() throws(MP4ParseError) -> [MP4Box] { try Self.sequence(in: body) }
+  package func children() throws(MP4ParseError) -> [MP4Box] { try Self.sequence(in: body) }
 
   /// The first box inside this one of type `name`, or nil.
-  func child(_ name: String) throws(MP4ParseError) -> MP4Box? {
+  package func child(_ name: String) throws(MP4ParseError) -> MP4Box? {
     let wanted = Self.type(name)
     return try children().first { $0.type == wanted }
   }
 
   /// The box at `path` below this one (`["mdia", "minf", "stbl"]`), or nil when any step is missing.
-  func descendant(_ path: [String]) throws(MP4ParseError) -> MP4Box? {
+  package func descendant(_ path: [String]) throws(MP4ParseError) -> MP4Box? {
     var box = self
     for name in path {
       guard let next = try box.child(name) else { return nil }

@@ -1,3 +1,5 @@
+import PlayerCore
+
 /// Opens files with libsndfile (``SndfileDecoder``); AAC-LC in MP4 with FAAD2 (``AACDecoder``); and with FFmpeg
 /// (``FFmpegDecoder``) the rest that libsndfile cannot open: the decoder a player uses unless told otherwise.
 ///

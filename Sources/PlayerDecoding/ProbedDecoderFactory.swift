@@ -1,4 +1,5 @@
 import Futures
+import PlayerCore
 
 /// Opens files for a controller, handing out once the decoder that a caller already opened while checking the
 /// files (`splay play` does, to report unplayable files before it starts), so that the first track is not

@@ -1,21 +1,21 @@
 /// The iTunes-style tags of an MP4 file (`moov/udta/meta/ilst`), and the gapless information iTunes writes there.
-struct MP4Tags {
+package struct MP4Tags {
   /// `©nam`.
-  var title: String?
+  package var title: String?
   /// `©ART`, else `aART` (album artist).
-  var artist: String?
+  package var artist: String?
   /// `©alb`.
-  var album: String?
+  package var album: String?
   /// `trkn` as `3/12` (or `3` without a total).
-  var trackNumber: String?
+  package var trackNumber: String?
   /// `©day`.
-  var date: String?
+  package var date: String?
   /// iTunSMPB: the encoder's delay, padding and the original length in samples.
-  var gapless: (delay: Int64, padding: Int64, length: Int64)?
+  package var gapless: (delay: Int64, padding: Int64, length: Int64)?
 
   /// The tags in `moov`; empty when it has none. Malformed tags are left out, never an error: a player plays a
   /// file whose tags it cannot read.
-  init(moov: MP4Box) {
+  package init(moov: MP4Box) {
     guard let items = Self.items(in: moov) else { return }
     var artist: String?
     var albumArtist: String?
@@ -35,7 +35,7 @@ struct MP4Tags {
   }
 
   /// The items of `moov/udta/meta/ilst`; nil when there are none.
-  static func items(in moov: MP4Box) -> [MP4Box]? {
+  package static func items(in moov: MP4Box) -> [MP4Box]? {
     guard let meta = try? moov.descendant(["udta", "meta"]) else { return nil }
     // ISO `meta` is a full box (4 bytes of version and flags before its children); QuickTime's is not.
     var body = meta.body
@@ -47,7 +47,7 @@ struct MP4Tags {
   }
 
   /// The value of an item's `data` box: its bytes after the type and locale fields.
-  static func data(_ item: MP4Box) -> [UInt8]? {
+  package static func data(_ item: MP4Box) -> [UInt8]? {
     guard var body = try? item.child("data")?.body, (try? body.skip(8)) != nil else { return nil }
     return try? body.array(body.remaining)
   }

@@ -1,4 +1,5 @@
 import Glibc
+import PlayerCore
 
 /// The AAC packets of an MP4 track being decoded: which packet comes next, the decoded frames not read yet, and
 /// where on the track the next read starts.

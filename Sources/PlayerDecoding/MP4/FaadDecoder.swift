@@ -1,4 +1,5 @@
 import CFaad
+import PlayerCore
 
 /// One FAAD2 decoder for an AAC-LC stream of known configuration, set to output 32-bit floats (±1.0).
 ///

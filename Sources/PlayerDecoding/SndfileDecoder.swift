@@ -1,5 +1,6 @@
 import CSndfile
 import Futures
+import PlayerCore
 import Synchronization
 
 #if canImport(Glibc)

@@ -1,4 +1,5 @@
 import CFFmpeg
+import PlayerCore
 
 /// Converts decoded FFmpeg frames to interleaved 32-bit floats with swresample: the sample format only, at the
 /// frame's own rate and in its own channel order (no resampling, no remixing).

@@ -1,4 +1,5 @@
 import CFFmpeg
+import PlayerCore
 
 #if canImport(Glibc)
   import Glibc

@@ -1,4 +1,5 @@
 import Futures
+import PlayerCore
 
 /// Decodes what libsndfile cannot, with FFmpeg: M4A/MP4 (AAC, ALAC), Matroska/WebM, WMA, AC-3 and the rest of
 /// FFmpeg's formats, recognised by content.
