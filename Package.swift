@@ -9,6 +9,8 @@ let package = Package(
     .library(name: "PlayerCore", targets: ["PlayerCore"]),
     .library(name: "PlayerPulse", targets: ["PlayerPulse"]),
     .library(name: "PlayerDecoding", targets: ["PlayerDecoding"]),
+    .library(name: "PlayerLibrary", targets: ["PlayerLibrary"]),
+    .library(name: "PlayerScripts", targets: ["PlayerScripts"]),
     .executable(name: "splay", targets: ["PlayerCLI"]),
   ],
   dependencies: [
@@ -60,12 +62,18 @@ let package = Package(
     .target(name: "PlayerPulse", dependencies: ["PlayerCore", "Futures", "CPulseAudio"]),
     // The decoders (libsndfile, FFmpeg, FAAD2): the only target that imports them.
     .target(name: "PlayerDecoding", dependencies: ["PlayerCore", "Futures", "CSndfile", "CFFmpeg", "CFaad"]),
+    // The collection: folders, playlists, tags and cover art, turned into the paths a queue holds.
+    .target(name: "PlayerLibrary", dependencies: ["PlayerCore", "Futures"]),
+    // Playback scripts (`splay run`): parsing, and running them against a controller.
+    .target(name: "PlayerScripts", dependencies: ["PlayerCore", "PlayerLibrary", "Futures"]),
     .executableTarget(
       name: "PlayerCLI",
       dependencies: [
         "PlayerCore",
         "PlayerDecoding",
+        "PlayerLibrary",
         "PlayerPulse",
+        "PlayerScripts",
         "ControlProtocol",
         "Futures",
         "CMpg123Quiet",
@@ -86,7 +94,9 @@ let package = Package(
       dependencies: [
         "PlayerCore",
         "PlayerDecoding",
+        "PlayerLibrary",
         "PlayerPulse",
+        "PlayerScripts",
         "Futures",
         "AudioTestSupport",
         "CPulseAudio",
@@ -101,6 +111,8 @@ let package = Package(
         .product(name: "PropertyBased", package: "swift-property-based"),
       ]
     ),
-    .testTarget(name: "PlayerCLITests", dependencies: ["PlayerCore", "PlayerDecoding", "PlayerPulse", "AudioTestSupport"]),
+    .testTarget(name: "PlayerCLITests", dependencies: [
+        "PlayerCore", "PlayerDecoding", "PlayerLibrary", "PlayerPulse", "PlayerScripts", "AudioTestSupport",
+      ]),
   ]
 )

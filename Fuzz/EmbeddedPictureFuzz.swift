@@ -3,6 +3,8 @@
 // Besides "no crash, no hang, no huge allocation", a picture found is never larger than the input and always
 // starts with the signature its extension names.
 
+import PlayerCore
+
 @_cdecl("LLVMFuzzerTestOneInput")
 public func embeddedPictureFuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
   let bytes = Array(UnsafeBufferPointer(start: data, count: size))

@@ -2,6 +2,8 @@
 // file's boxes. Besides "no crash, no hang, no huge allocation", it checks what AACStream relies on: a track
 // that AACFormat accepts has an offset for every size, durations for every packet, and a delay within them.
 
+import PlayerCore
+
 @_cdecl("LLVMFuzzerTestOneInput")
 public func mp4IndexFuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
   let bytes = Array(UnsafeBufferPointer(start: data, count: size))

@@ -2,6 +2,7 @@ import Futures
 import PlayerCore
 import PlayerDecoding
 import PlayerPulse
+import PlayerScripts
 
 /// The composition root: where `play`, `run` and `serve` put an output, the decoders, a controller and the
 /// timeline scripts wait on together, as the command line chose them.

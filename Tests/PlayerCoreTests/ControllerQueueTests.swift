@@ -2,6 +2,7 @@ import Dispatch
 import Futures
 import Glibc
 import PlayerCore
+import PlayerScripts
 import Testing
 
 /// Work that may block stays on the controller's own queue, whatever context takes up the output's answers

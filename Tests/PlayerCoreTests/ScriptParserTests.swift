@@ -1,4 +1,5 @@
 import PlayerCore
+import PlayerScripts
 import Testing
 
 @Suite struct ScriptParserTests {

@@ -3,6 +3,7 @@ import Dispatch
 import Futures
 import NIOCore
 import PlayerCore
+import PlayerLibrary
 
 /// One client of the control socket: decodes requests, forwards them to the controller, writes replies when
 /// the futures settle and, when subscribed, state events.

@@ -1,6 +1,7 @@
 import Dispatch
 import Futures
 import PlayerCore
+import PlayerLibrary
 
 /// Carries out the commands of an ``MPRISAction/send(_:)``.
 enum MPRISCommands {

@@ -3,6 +3,7 @@ import FoundationEssentials
 import Futures
 import Glibc
 import PlayerCore
+import PlayerLibrary
 
 /// splay's object at /org/mpris/MediaPlayer2, as the bus thread runs it: answers property reads from the last
 /// confirmed state, turns calls into commands and replies once they settled, and announces each confirmed

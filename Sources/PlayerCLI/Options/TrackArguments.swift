@@ -1,4 +1,5 @@
 import PlayerCore
+import PlayerLibrary
 
 /// The `file` arguments of `splay play`: files, folders and playlists, and `-` for a list of paths on
 /// standard input (one per line, as `find` prints them, or an M3U playlist).

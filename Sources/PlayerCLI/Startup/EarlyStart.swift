@@ -4,6 +4,7 @@ import Futures
 import Glibc
 import PlayerCore
 import PlayerDecoding
+import PlayerLibrary
 import PlayerPulse
 
 /// What `splay play` starts before its command line is parsed: the connection to the audio server and a

@@ -4,6 +4,7 @@ import Dispatch
 import FoundationEssentials
 import Glibc
 import PlayerCore
+import PlayerScripts
 
 /// `splay run SCRIPT`: runs a playback script whose `expect` lines check the confirmed state.
 struct RunCommand: AsyncParsableCommand {

@@ -30,7 +30,7 @@ public enum CommandParser {
     try parse(name: name, nameColumn: 0, arguments: arguments.map { CommandTokenizer.Token(text: $0, column: 0) })
   }
 
-  static func parse(
+  package static func parse(
     name: String, nameColumn: Int, arguments: [CommandTokenizer.Token]
   ) throws(CommandParseError) -> PlayerCommand {
     func arity(_ count: Int) throws(CommandParseError) {
@@ -191,7 +191,7 @@ public enum CommandParser {
   }
 
   /// A plain decimal number (`12`, `12.5`, `.5`): no exponents, no `nan`/`inf`, no hex, at most 30 characters.
-  static func decimal(_ text: Substring, signed: Bool) -> Double? {
+  package static func decimal(_ text: Substring, signed: Bool) -> Double? {
     guard !text.isEmpty, text.count <= 30 else { return nil }
     var sawDigit = false
     var sawDot = false

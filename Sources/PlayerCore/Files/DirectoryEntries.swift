@@ -2,15 +2,17 @@ import Glibc
 
 /// The visible entries of a folder, as `readdir` gives them: hidden ones (and `.`, `..`) are left out, as file
 /// managers and mpv do.
-enum DirectoryEntries {
+package enum DirectoryEntries {
   /// One entry: its name and `d_type` (`DT_UNKNOWN` on file systems that do not fill it).
-  struct Entry {
-    var name: String
-    var type: UInt8
+  package struct Entry {
+    /// The entry's name.
+    package var name: String
+    /// Its `d_type`.
+    package var type: UInt8
 
     /// What the entry is, in the folder at `folder`: from `d_type` when the file system says (a `stat` saved
     /// per file), otherwise, for links and unknowns, by `stat`.
-    func kind(in folder: String) -> FileKind {
+    package func kind(in folder: String) -> FileKind {
       switch Int32(type) {
       case Int32(DT_REG): .file
       case Int32(DT_DIR): .directory
@@ -19,17 +21,17 @@ enum DirectoryEntries {
     }
 
     /// Whether the entry is a regular file, or a link to one.
-    func isFile(in folder: String) -> Bool { kind(in: folder) == .file }
+    package func isFile(in folder: String) -> Bool { kind(in: folder) == .file }
 
     /// The entry's path in the folder at `folder`.
-    func path(in folder: String) -> String {
+    package func path(in folder: String) -> String {
       folder.hasSuffix("/") ? String(joining: folder, name) : String(joining: folder, "/", name)
     }
   }
 
   /// The entries of the folder at `path`, in no particular order; nil with the `errno` set when it cannot be
   /// read.
-  static func list(_ path: String) -> [Entry]? {
+  package static func list(_ path: String) -> [Entry]? {
     guard let directory = opendir(path) else { return nil }
     defer { closedir(directory) }
     var entries: [Entry] = []
@@ -47,7 +49,7 @@ enum DirectoryEntries {
 extension String {
   /// `parts` one after the other, in a string of exactly their size: `a + b` may double `a`'s capacity, and
   /// for the 200,000 paths of a big folder tree that was 9 MB of slack.
-  init(joining parts: String...) {
+  package init(joining parts: String...) {
     self.init()
     reserveCapacity(parts.reduce(0) { $0 + $1.utf8.count })
     for part in parts { append(part) }

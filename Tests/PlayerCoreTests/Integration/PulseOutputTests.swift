@@ -4,6 +4,7 @@ import Futures
 import PlayerCore
 import PlayerDecoding
 import PlayerPulse
+import PlayerScripts
 import Testing
 
 /// PulseOutput against the real (private, null-sink) server, judged by what reached the sink's monitor.

@@ -1,5 +1,6 @@
 import Foundation
 import PlayerCore
+import PlayerLibrary
 import Testing
 
 /// Which picture of a track's folder is its album's cover.

@@ -3,6 +3,7 @@ import Testing
 
 @testable import PlayerCore
 @testable import PlayerDecoding
+@testable import PlayerLibrary
 
 /// Pictures inside audio files: as ffmpeg writes them into FLAC, MP3 (ID3v2.3 and 2.4) and M4A, as other taggers
 /// write ID3 (unsynchronised, v2.2, several pictures), and what damaged tags give (nothing, never a crash).

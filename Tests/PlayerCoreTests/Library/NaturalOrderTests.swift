@@ -1,4 +1,5 @@
 import PlayerCore
+import PlayerLibrary
 import PropertyBased
 import Testing
 

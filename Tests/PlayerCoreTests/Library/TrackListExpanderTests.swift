@@ -1,5 +1,6 @@
 import Foundation
 import PlayerCore
+import PlayerLibrary
 import Testing
 
 /// Folders and playlists expanded against a real file tree.

@@ -1,4 +1,5 @@
 import PlayerCore
+import PlayerLibrary
 import Testing
 
 /// `Metadata`, track ids and file URLs.

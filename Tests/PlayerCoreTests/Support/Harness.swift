@@ -1,5 +1,6 @@
 import Futures
 import PlayerCore
+import PlayerScripts
 import Synchronization
 
 /// A controller on a simulated output and a virtual clock, with every published state recorded.

@@ -10,7 +10,7 @@ package struct MP4Bytes {
   /// The whole array the reads are in.
   package let bytes: [UInt8]
   /// The next byte to read.
-  private(set) var offset: Int
+  package private(set) var offset: Int
   /// One past the last byte this reader may read.
   package let end: Int
 

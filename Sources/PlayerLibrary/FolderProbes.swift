@@ -1,5 +1,6 @@
 import Dispatch
 import Futures
+import PlayerCore
 
 #if canImport(Glibc)
   import Glibc

@@ -1,4 +1,5 @@
 import Glibc
+import PlayerCore
 
 /// Keeps pictures taken out of audio files as files a desktop can open (`mpris:artUrl` is a URL, not bytes):
 /// named by their content, so an album's tracks share one file and a picture is written once, in

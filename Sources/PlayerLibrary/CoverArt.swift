@@ -1,3 +1,5 @@
+import PlayerCore
+
 /// Finds a track's picture, so that desktop media widgets can show it (`mpris:artUrl`): the one embedded in the
 /// file (``EmbeddedPicture``, kept as a file by ``PictureFiles``), else the album's picture in the track's own
 /// folder, where rippers and music managers (beets, Picard, foobar2000, iTunes exports) keep it.

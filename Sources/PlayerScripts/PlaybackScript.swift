@@ -1,3 +1,5 @@
+import PlayerCore
+
 /// A parsed playback script: player commands, waits and expectations, one per line.
 ///
 /// ```

@@ -1,4 +1,6 @@
 import Futures
+import PlayerCore
+import PlayerLibrary
 
 /// Runs a ``PlaybackScript`` against a controller: each command waits for its future, each expectation is
 /// checked against the confirmed state.

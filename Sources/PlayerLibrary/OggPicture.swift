@@ -1,4 +1,5 @@
 import Glibc
+import PlayerCore
 
 /// The picture of an Ogg Vorbis or Opus file: a `METADATA_BLOCK_PICTURE` comment, a FLAC `PICTURE` block in
 /// base64, in the comment header (the stream's second packet), which a large picture spreads over many pages.

@@ -1,3 +1,5 @@
+import PlayerCore
+
 #if canImport(Glibc)
   import Glibc
 #endif
@@ -49,24 +51,6 @@ public struct TrackListExpander: Sendable {
     var walk = Walk(expander: self)
     walk.addEntries(of: bytes, kind: kind, name: name, folder: folder)
     return walk.result
-  }
-}
-
-/// What `stat` says a path is, following symlinks.
-enum FileKind: Equatable {
-  case missing(errno: Int32)
-  case directory
-  case file
-  case other
-
-  static func of(_ path: String) -> FileKind {
-    var st = stat()
-    guard stat(path, &st) == 0 else { return .missing(errno: errno) }
-    switch st.st_mode & S_IFMT {
-    case S_IFDIR: return .directory
-    case S_IFREG: return .file
-    default: return .other
-    }
   }
 }
 

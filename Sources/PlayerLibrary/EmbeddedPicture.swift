@@ -1,4 +1,5 @@
 import Glibc
+import PlayerCore
 
 /// A picture stored inside an audio file: FLAC's `PICTURE` block, ID3v2's `APIC`/`PIC` frame (MP3, and the
 /// ID3 tags some FLAC and WAV files carry in front), MP4's `covr` item (M4A), or Ogg Vorbis and Opus's

@@ -1,3 +1,5 @@
+import PlayerCore
+
 /// The order a person expects of file names: `2 - x` before `10 - x`, case folded, compared one path
 /// component at a time so that a folder's files stay together.
 public enum NaturalOrder {

@@ -1,3 +1,5 @@
+import PlayerCore
+
 /// Parses playback scripts: the command vocabulary of ``CommandParser`` plus `wait` and `expect` lines.
 ///
 /// The whole script is parsed before anything runs, so a typo on line 40 is reported before any audio starts.

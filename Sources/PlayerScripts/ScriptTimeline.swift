@@ -1,4 +1,5 @@
 import Futures
+import PlayerCore
 
 /// How time passes for a running script: on the wall clock with a real output, or on a ``VirtualClock`` with
 /// the simulated one (where `wait 60` takes no wall time).

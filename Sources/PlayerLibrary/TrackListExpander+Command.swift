@@ -1,3 +1,5 @@
+import PlayerCore
+
 extension TrackListExpander {
   /// What a `load` or `enqueue` of folders and playlists comes to.
   public struct ExpandedCommand: Sendable, Equatable {

@@ -1,3 +1,5 @@
+import PlayerCore
+
 /// Reads M3U/M3U8 and PLS playlists into their entries, in order, with the line each came from.
 ///
 /// Lenient where players are (a UTF-8 byte-order mark, CRLF or CR line ends, blank lines, `#EXTINF` and

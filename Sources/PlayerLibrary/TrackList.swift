@@ -1,3 +1,5 @@
+import PlayerCore
+
 /// What a list of arguments (files, folders, playlists) comes to: the tracks to queue, in order, and what
 /// was left out on the way.
 public struct TrackList: Sendable, Equatable {

@@ -1,3 +1,5 @@
+import PlayerCore
+
 #if canImport(Glibc)
   import Glibc
 #endif
