@@ -9,13 +9,7 @@ extension PulseOutput {
   public func start() -> Future<OutputConfirmation, PlayerError> {
     prefill().flatMap { [self] _ in
       withOpenStream("start") { [self] stream, resolver in
-        let started = TimingWaiter { [self] result in
-          guard case .failure(let error) = result else {
-            let confirmation = confirmationLocked()
-            return handOff { self.resolve(resolver, confirmation) }
-          }
-          handOff { resolver.reject(error) }
-        }
+        let started = confirmingAfterTiming(resolver)
         issueLocked(
           "start", start: { done in uncorkLocked(stream, done) },
           completion: { [self] ok in
@@ -24,6 +18,18 @@ extension PulseOutput {
             awaitingTiming.append(started)
           }, failure: started.fail)
       }
+    }
+  }
+
+  /// A waiter that confirms with the stream's state once the timing update behind a cork or uncork came, or
+  /// fails `resolver` when the stream went first.
+  private func confirmingAfterTiming(_ resolver: Future<OutputConfirmation, PlayerError>.Resolver) -> TimingWaiter {
+    TimingWaiter { [self] result in
+      guard case .failure(let error) = result else {
+        let confirmation = confirmationLocked()
+        return handOff { self.resolve(resolver, confirmation) }
+      }
+      handOff { resolver.reject(error) }
     }
   }
 
@@ -58,13 +64,7 @@ extension PulseOutput {
   /// position it gives is where the audio stopped.
   public func pause() -> Future<OutputConfirmation, PlayerError> {
     withOpenStream("pause") { [self] stream, resolver in
-      let cork = TimingWaiter { [self] result in
-        guard case .failure(let error) = result else {
-          let confirmation = confirmationLocked()
-          return handOff { self.resolve(resolver, confirmation) }
-        }
-        handOff { resolver.reject(error) }
-      }
+      let cork = confirmingAfterTiming(resolver)
       issueLocked(
         "pause",
         start: { [self] done in
