@@ -71,7 +71,8 @@ extension PulseOutput {
         // its header declared: that is the position to confirm, with the reason.
         let failure = readFailure
         let end = failure == nil ? info.duration : Double(ring?.frame ?? 0) / Double(info.sampleRate)
-        let confirmation = OutputConfirmation(position: end, time: Self.now(), running: false, stream: streamNumber)
+        let confirmation = OutputConfirmation(
+          position: end, time: Self.now(), running: false, streamNumber: streamNumber)
         clock.ended(at: end)
         let event: OutputEvent = failure.map { .trackFailed($0, confirmation) } ?? .trackFinished(confirmation)
         announceLocked(event)

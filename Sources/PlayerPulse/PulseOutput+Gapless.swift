@@ -34,7 +34,7 @@ extension PulseOutput {
     }
     pa_proplist_free(props)
     let confirmation = OutputConfirmation(
-      position: clock.position, time: Self.now(), running: running, stream: streamNumber,
+      position: clock.position, time: Self.now(), running: running, streamNumber: streamNumber,
       advance: gapless.lastAdvance)
     announceLocked(.trackAdvanced(from: previous, confirmation, track: info))
   }

@@ -112,7 +112,7 @@ extension PulseOutput {
         // now that somebody does.
         if running { pumpLocked() }
         return OutputConfirmation(
-          position: running ? positionLocked() : 0, time: Self.now(), running: running, stream: entry.stream,
+          position: running ? positionLocked() : 0, time: Self.now(), running: running, streamNumber: entry.stream,
           device: deviceNameLocked, volume: volume.level)
       }
     }

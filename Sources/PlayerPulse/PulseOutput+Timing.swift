@@ -66,7 +66,7 @@ extension PulseOutput {
     let position = positionLocked()
     let now = Self.now()
     return OutputConfirmation(
-      position: position, time: now, running: running, stream: streamNumber, advance: gapless.lastAdvance,
+      position: position, time: now, running: running, streamNumber: streamNumber, advance: gapless.lastAdvance,
       movesAt: movesAtLocked(position: position, now: now))
   }
 

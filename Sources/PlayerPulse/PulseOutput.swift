@@ -262,7 +262,7 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
         // Where the ring really starts: the prefilled audio was decoded from there.
         let (device, level, start) = locked { (deviceNameLocked, self.volume.level, clock.anchorSeconds) }
         return OutputConfirmation(
-          position: start, time: Self.now(), running: false, stream: number, device: device, volume: level)
+          position: start, time: Self.now(), running: false, streamNumber: number, device: device, volume: level)
       }
     }
   }

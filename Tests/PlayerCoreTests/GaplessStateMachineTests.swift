@@ -11,8 +11,8 @@ import Testing
   private func playing(_ queue: [String]) -> PlayerStateMachine {
     var machine = PlayerStateMachine()
     let open = OutputStep.open(queue: TrackQueue(queue), index: 0, seconds: 0, then: .playing)
-    let confirmation = OutputConfirmation(position: 0, time: 1_000, running: true, stream: 7)
-    _ = machine.confirm(open, .stream(confirmation, track: track(queue[0])))
+    let confirmation = OutputConfirmation(position: 0, time: 1_000, running: true, streamNumber: 7)
+    _ = machine.confirm(open, .confirmed(confirmation, track: track(queue[0])))
     return machine
   }
 
@@ -27,7 +27,7 @@ import Testing
 
   @Test func anAdvanceFromTheCurrentStreamMovesToTheNextTrack() {
     var machine = playing(["a.flac", "b.flac", "c.flac"])
-    let confirmation = OutputConfirmation(position: 0.004, time: 5_000, running: true, stream: 8)
+    let confirmation = OutputConfirmation(position: 0.004, time: 5_000, running: true, streamNumber: 8)
     let reaction = machine.handle(.trackAdvanced(from: 7, confirmation, track: track("b.flac")))
     guard case .publish(let state) = reaction else {
       Issue.record("expected a published state, got \(reaction)")
@@ -41,14 +41,14 @@ import Testing
     #expect(machine.upcoming?.path == "c.flac")
     #expect(machine.upcoming?.following == 8, "the next offer follows the new stream")
     // The end of the new track is about stream 8 now, and is not stale.
-    let end = OutputConfirmation(position: 3, time: 9_000, running: false, stream: 8)
+    let end = OutputConfirmation(position: 3, time: 9_000, running: false, streamNumber: 8)
     #expect(machine.handle(.trackFinished(end)) != .ignore)
   }
 
   @Test func anAdvanceFromAnotherStreamIsStale() {
     var machine = playing(["a.flac", "b.flac"])
     let before = machine.state
-    let confirmation = OutputConfirmation(position: 0.1, time: 5_000, running: true, stream: 4)
+    let confirmation = OutputConfirmation(position: 0.1, time: 5_000, running: true, streamNumber: 4)
     #expect(machine.handle(.trackAdvanced(from: 3, confirmation, track: track("b.flac"))) == .ignore)
     #expect(machine.state == before)
   }
@@ -56,9 +56,9 @@ import Testing
   @Test func aPauseConfirmedAfterTheBoundaryKeepsItsPosition() {
     var machine = playing(["a.flac", "b.flac"])
     // The pause reached the server just after the boundary: its confirmation already counts from b's start.
-    let paused = OutputConfirmation(position: 0.2, time: 6_000, running: false, stream: 8)
-    _ = machine.confirm(.pause, .stream(paused, track: nil))
-    let advanced = OutputConfirmation(position: 0.15, time: 5_500, running: true, stream: 8)
+    let paused = OutputConfirmation(position: 0.2, time: 6_000, running: false, streamNumber: 8)
+    _ = machine.confirm(.pause, .confirmed(paused, track: nil))
+    let advanced = OutputConfirmation(position: 0.15, time: 5_500, running: true, streamNumber: 8)
     guard case .publish(let state) = machine.handle(.trackAdvanced(from: 7, advanced, track: track("b.flac")))
     else {
       Issue.record("the track change was not published")

@@ -10,8 +10,8 @@ import Testing
   private func confirmOpen(then: OutputStep.StatusAfterOpen, running: Bool) -> (PlayerStateMachine, PlayerState?) {
     var machine = PlayerStateMachine()
     let step = OutputStep.open(queue: ["a.flac"], index: 0, seconds: 0, then: then)
-    let confirmation = OutputConfirmation(position: running ? 0.012 : 0, time: 2_000, running: running, stream: 1)
-    let published = machine.confirm(step, .stream(confirmation, track: track))
+    let confirmation = OutputConfirmation(position: running ? 0.012 : 0, time: 2_000, running: running, streamNumber: 1)
+    let published = machine.confirm(step, .confirmed(confirmation, track: track))
     return (machine, published)
   }
 

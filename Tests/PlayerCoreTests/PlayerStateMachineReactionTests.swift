@@ -19,12 +19,12 @@ import Testing
         status: status, track: loaded ? track : nil,
         position: ConfirmedPosition(seconds: loaded ? 4 : 0, confirmedAt: 1_000, rate: status == .playing ? 1 : 0),
         volume: 50, queue: loaded ? queue : [], index: loaded ? 1 : nil), shuffleSeed: 1)
-    machine.stream = loaded ? 7 : nil
+    machine.streamNumber = loaded ? 7 : nil
     return machine
   }
 
   private static func confirmation(_ seconds: Double, running: Bool, stream: UInt64 = 7) -> OutputConfirmation {
-    OutputConfirmation(position: seconds, time: 2_000, running: running, stream: stream)
+    OutputConfirmation(position: seconds, time: 2_000, running: running, streamNumber: stream)
   }
 
   /// What a confirmation leaves, in the fields a step may change.
@@ -59,23 +59,24 @@ import Testing
       .open(queue: queue, index: 2, seconds: 0, then: then)
     }
     return [
-      ("open, stay stopped", open(.stopped), .stream(corked, track: next), Outcome(.stopped, 0, rate: 0, index: 2)),
-      ("open, stay paused", open(.paused), .stream(corked, track: next), Outcome(.paused, 0, rate: 0, index: 2)),
-      ("open and play", open(.playing), .stream(running, track: next), Outcome(.playing, 0.01, rate: 1, index: 2)),
+      ("open, stay stopped", open(.stopped), .confirmed(corked, track: next), Outcome(.stopped, 0, rate: 0, index: 2)),
+      ("open, stay paused", open(.paused), .confirmed(corked, track: next), Outcome(.paused, 0, rate: 0, index: 2)),
+      ("open and play", open(.playing), .confirmed(running, track: next), Outcome(.playing, 0.01, rate: 1, index: 2)),
       (
-        "open handed over playing", open(.stopped), .stream(running, track: next),
+        "open handed over playing", open(.stopped), .confirmed(running, track: next),
         Outcome(.playing, 0.01, rate: 1, index: 2)
       ),
       (
-        "start", .start, .stream(confirmation(4, running: true), track: nil),
+        "start", .start, .confirmed(confirmation(4, running: true), track: nil),
         Outcome(.playing, 4, rate: 1, index: index)
       ),
       (
-        "pause", .pause, .stream(confirmation(4.2, running: false), track: nil),
+        "pause", .pause, .confirmed(confirmation(4.2, running: false), track: nil),
         Outcome(.paused, 4.2, rate: 0, index: index)
       ),
       (
-        "stop", .stop, .stream(confirmation(0, running: false), track: nil), Outcome(.stopped, 0, rate: 0, index: index)
+        "stop", .stop, .confirmed(confirmation(0, running: false), track: nil),
+        Outcome(.stopped, 0, rate: 0, index: index)
       ),
       (
         "volume", .volume(60), .volume(60),
@@ -99,7 +100,7 @@ import Testing
   func aSeekConfirmationMovesThePositionAndKeepsTheStatus(status: PlaybackStatus) {
     for step in [OutputStep.seek(7), .seekBy(3, duration: 10)] {
       var machine = Self.machine(status)
-      let published = machine.confirm(step, .stream(Self.confirmation(7, running: status == .playing), track: nil))
+      let published = machine.confirm(step, .confirmed(Self.confirmation(7, running: status == .playing), track: nil))
       #expect(published?.status == status && published?.position.seconds == 7, "\(status.name), \(step)")
     }
   }
@@ -111,7 +112,7 @@ import Testing
     var machine = Self.machine(.paused)
     var advanced = Self.confirmation(0.2, running: step != .pause, stream: 8)
     advanced.advance = GaplessAdvance(from: 7, track: Self.next)
-    let published = machine.confirm(step, .stream(advanced, track: nil))
+    let published = machine.confirm(step, .confirmed(advanced, track: nil))
     #expect(published?.index == 2, "\(step)")
     #expect(published?.track == Self.next)
     #expect(published?.position.seconds == 0.2)
@@ -119,12 +120,12 @@ import Testing
     // An advance from another stream than the state's says nothing about this one.
     var other = Self.machine(.paused)
     advanced.advance = GaplessAdvance(from: 6, track: Self.next)
-    #expect(other.confirm(step, .stream(advanced, track: nil))?.index == 1)
+    #expect(other.confirm(step, .confirmed(advanced, track: nil))?.index == 1)
   }
 
   @Test func anAnswerThatDoesNotBelongToTheStepChangesNothing() {
     var machine = Self.machine(.playing)
-    #expect(machine.confirm(.volume(60), .stream(Self.confirmation(1, running: true), track: nil)) == nil)
+    #expect(machine.confirm(.volume(60), .confirmed(Self.confirmation(1, running: true), track: nil)) == nil)
     #expect(machine.confirm(.pause, .volume(60)) == nil)
     #expect(machine.state == Self.machine(.playing).state)
   }
@@ -240,7 +241,7 @@ import Testing
     state.index = 2
     state.track = Self.next
     var machine = PlayerStateMachine(state: state, shuffleSeed: 1)
-    machine.stream = 7
+    machine.streamNumber = 7
     guard case .publish(let ended) = machine.handle(.trackFinished(Self.confirmation(2, running: false))) else {
       Issue.record("the end of the queue was not published")
       return
@@ -312,7 +313,7 @@ import Testing
     // A new stream (a seek that reopened, a reconnection) needs the offer again.
     _ = machine.confirm(
       .open(queue: Self.queue, index: 1, seconds: 4, then: .playing),
-      .stream(Self.confirmation(4, running: true, stream: 9), track: Self.track))
+      .confirmed(Self.confirmation(4, running: true, stream: 9), track: Self.track))
     #expect(machine.takeOffer() == .init(path: "c.flac", index: 2, following: 9))
     // Repeating the track names another upcoming track: offered again.
     guard case .complete(let repeating?) = machine.decide(.repeatMode(.one)) else {

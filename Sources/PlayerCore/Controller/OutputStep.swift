@@ -63,7 +63,7 @@ extension OutputStep {
 /// What the output confirmed for a step.
 public enum StepResult: Equatable, Sendable {
   /// A stream operation, with the confirmed position and, for `open`, the track that was opened.
-  case stream(OutputConfirmation, track: TrackInfo?)
+  case confirmed(OutputConfirmation, track: TrackInfo?)
   /// The volume the server confirmed.
   case volume(Int)
   /// The mute flag the server confirmed.

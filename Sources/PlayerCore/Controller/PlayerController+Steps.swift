@@ -180,17 +180,17 @@ extension PlayerController {
     case .open(let queue, let index, let at, _):
       work = open(queue[index], at: at, for: step)
     case .start:
-      work = output.start().map { .stream($0, track: nil) }
+      work = output.start().map { .confirmed($0, track: nil) }
     case .pause:
-      work = output.pause().map { .stream($0, track: nil) }
+      work = output.pause().map { .confirmed($0, track: nil) }
     case .seek(let target):
-      work = output.seek(to: target).map { .stream($0, track: nil) }
+      work = output.seek(to: target).map { .confirmed($0, track: nil) }
     case .seekBy:
       work = output.status().flatMap { [output] now in
         output.seek(to: step.seekTarget(from: now.position) ?? now.position)
-      }.map { .stream($0, track: nil) }
+      }.map { .confirmed($0, track: nil) }
     case .stop:
-      work = output.stop().map { .stream($0, track: nil) }
+      work = output.stop().map { .confirmed($0, track: nil) }
     case .volume(let level):
       work = output.setVolume(level).map { .volume($0) }
     case .mute(let muted):
@@ -213,6 +213,6 @@ extension PlayerController {
     let info = decoder.info
     return output.open(decoder, at: seconds, volume: volume).flatMap { [output] opened in
       step.followUp(afterOpening: opened) == .start ? output.start() : .resolved(opened)
-    }.map { .stream($0, track: info) }
+    }.map { .confirmed($0, track: info) }
   }
 }

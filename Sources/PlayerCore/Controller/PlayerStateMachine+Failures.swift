@@ -53,7 +53,7 @@ extension PlayerStateMachine {
   public mutating func skip(unopenable step: OutputStep, failures: Int) -> SkipReaction? {
     guard case .open(let queue, let index, _, let then) = step else { return nil }
     // A file that fails is not tried again when repeating one track: skipping moves on as `next` does.
-    if failures + 1 < queue.count, let next = self.step(from: index, by: 1) {
+    if failures + 1 < queue.count, let next = self.indexInPlayOrder(from: index, by: 1) {
       return .perform(.open(queue: queue, index: next, seconds: 0, then: then))
     }
     return .ended(endQueue())

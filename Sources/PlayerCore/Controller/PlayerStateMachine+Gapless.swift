@@ -13,10 +13,10 @@ extension PlayerStateMachine {
   /// The track to offer the output for gapless playback: the one after the current track, with the stream it
   /// would follow; nil when there is none or no stream is open.
   public var upcoming: UpcomingTrack? {
-    guard state.status.hasOpenTrack, let stream, let index = state.index, let next = following(index) else {
+    guard state.status.hasOpenTrack, let streamNumber, let index = state.index, let next = following(index) else {
       return nil
     }
-    return UpcomingTrack(path: state.queue[next], index: next, following: stream)
+    return UpcomingTrack(path: state.queue[next], index: next, following: streamNumber)
   }
 
   /// Whether ``upcoming`` has not been offered yet: once per track and stream, so that a new stream, or a

@@ -34,7 +34,7 @@ public struct PlayerStateMachine: Sendable {
 
   /// The output stream the current track plays on, from its `open` confirmation; events about other
   /// streams are stale.
-  var stream: UInt64?
+  var streamNumber: UInt64?
 
   /// Where the last track finished, kept while the controller moves on to the next one.
   var finished: OutputConfirmation?
@@ -117,13 +117,13 @@ public struct PlayerStateMachine: Sendable {
       return .perform(.mute(on ?? !state.muted))
     case .next:
       guard status.hasOpenTrack, let index = state.index else { return invalid() }
-      guard let next = step(from: index, by: 1) else {
+      guard let next = indexInPlayOrder(from: index, by: 1) else {
         return .reject(.invalidState(command: command.name, state: "at the end of the queue"))
       }
       return .perform(.open(queue: state.queue, index: next, seconds: 0, then: continuation))
     case .previous:
       guard status.hasOpenTrack, let index = state.index else { return invalid() }
-      guard let previous = step(from: index, by: -1) else {
+      guard let previous = indexInPlayOrder(from: index, by: -1) else {
         return .reject(.invalidState(command: command.name, state: "at the start of the queue"))
       }
       return .perform(.open(queue: state.queue, index: previous, seconds: 0, then: continuation))
@@ -156,15 +156,15 @@ public struct PlayerStateMachine: Sendable {
     return Int(draw.next() % UInt64(count))
   }
 
-  /// The track that plays after `index` when it ends: itself when repeating one, otherwise ``step(from:by:)``.
+  /// The track that plays after `index` when it ends: itself when repeating one, otherwise ``indexInPlayOrder(from:by:)``.
   public func following(_ index: Int) -> Int? {
-    state.repeatMode == .one && index < state.queue.count ? index : step(from: index, by: 1)
+    state.repeatMode == .one && index < state.queue.count ? index : indexInPlayOrder(from: index, by: 1)
   }
 
   /// The track `delta` places from `index` in play order (the shuffle's, or the queue's), wrapping around
   /// when repeating all; nil past either end otherwise. `next` and `previous` go here whatever the repeat
   /// mode: repeating one track does not stop a person from moving on.
-  public func step(from index: Int, by delta: Int) -> Int? {
+  public func indexInPlayOrder(from index: Int, by delta: Int) -> Int? {
     let count = state.queue.count
     guard count > 0 else { return nil }
     // An index outside the queue comes from a step whose new queue failed to open: it moves in queue order.
@@ -196,8 +196,8 @@ public struct PlayerStateMachine: Sendable {
   /// Applies the output's confirmation of `step`. Returns the state to publish, or nil when nothing changed.
   public mutating func confirm(_ step: OutputStep, _ result: StepResult) -> PlayerState? {
     var next = state
-    if case .stream(let confirmation, nil) = result, let advance = confirmation.advance,
-      confirmation.stream != stream, advance.from == stream, let index = state.index,
+    if case .confirmed(let confirmation, nil) = result, let advance = confirmation.advance,
+      confirmation.streamNumber != streamNumber, advance.from == streamNumber, let index = state.index,
       let advanced = advancedIndex(from: index, to: advance.track)
     {
       // The output moved on to the next track before it confirmed this step, and its trackAdvanced event waits
@@ -205,7 +205,7 @@ public struct PlayerStateMachine: Sendable {
       // stale). A `play` at the end of a paused track confirmed the new track's position on the old one.
       next.index = advanced
       next.track = advance.track
-      stream = confirmation.stream
+      streamNumber = confirmation.streamNumber
     }
     switch (step, result) {
     case (.volume, .volume(let level)):
@@ -213,7 +213,7 @@ public struct PlayerStateMachine: Sendable {
       volumeIsExplicit = true
     case (.mute, .mute(let muted)):
       next.muted = muted
-    case (.open(let queue, let index, _, let then), .stream(let confirmation, let track)):
+    case (.open(let queue, let index, _, let then), .confirmed(let confirmation, let track)):
       next.queue = queue
       next.index = index
       next.track = track ?? next.track
@@ -221,16 +221,16 @@ public struct PlayerStateMachine: Sendable {
       next.position = position(confirmation)
       next.device = confirmation.device ?? next.device
       next.volume = confirmation.volume ?? next.volume
-      stream = confirmation.stream
-    case (.start, .stream(let confirmation, _)):
+      streamNumber = confirmation.streamNumber
+    case (.start, .confirmed(let confirmation, _)):
       next.status = .playing
       next.position = position(confirmation)
-    case (.pause, .stream(let confirmation, _)):
+    case (.pause, .confirmed(let confirmation, _)):
       next.status = .paused
       next.position = position(confirmation)
-    case (.seek, .stream(let confirmation, _)), (.seekBy, .stream(let confirmation, _)):
+    case (.seek, .confirmed(let confirmation, _)), (.seekBy, .confirmed(let confirmation, _)):
       next.position = position(confirmation)
-    case (.stop, .stream(let confirmation, _)):
+    case (.stop, .confirmed(let confirmation, _)):
       next.status = .stopped
       next.position = position(confirmation)
     default:
@@ -244,7 +244,9 @@ public struct PlayerStateMachine: Sendable {
     switch event {
     case .trackFinished(let confirmation), .trackFailed(_, let confirmation):
       // A track cut short moves on like one that finished; the controller reports why.
-      guard state.status == .playing, let index = state.index, confirmation.stream == stream else { return .ignore }
+      guard state.status == .playing, let index = state.index, confirmation.streamNumber == streamNumber else {
+        return .ignore
+      }
       if let next = following(index) {
         finished = confirmation
         return .perform(.open(queue: state.queue, index: next, seconds: 0, then: .playing))
@@ -263,20 +265,20 @@ public struct PlayerStateMachine: Sendable {
     case .trackAdvanced(let previous, let confirmation, let track):
       // The output moved on to the next track it was offered, in the same stream. Whatever the status now
       // (a pause may have been confirmed just after the boundary), the output's current track is that one.
-      guard state.status.hasOpenTrack, previous == stream, let index = state.index,
+      guard state.status.hasOpenTrack, previous == streamNumber, let index = state.index,
         let advanced = advancedIndex(from: index, to: track)
       else { return .ignore }
       var next = state
       next.index = advanced
       next.track = track
-      stream = confirmation.stream
+      streamNumber = confirmation.streamNumber
       // A confirmation made after the boundary (that pause) already counts from the new track's start.
       if confirmation.time >= state.position.confirmedAt {
         next.position = position(confirmation)
       }
       return publish(next).map(EventReaction.publish) ?? .ignore
     case .confirmedLate(let confirmation):
-      guard confirmation.stream == stream, let published = reconcile(confirmation) else { return .ignore }
+      guard confirmation.streamNumber == streamNumber, let published = reconcile(confirmation) else { return .ignore }
       return .publish(published)
     case .deviceChanged(let device):
       var next = state

@@ -11,13 +11,13 @@ public struct OutputConfirmation: Equatable, Hashable, Sendable {
   public var running: Bool
   /// Which stream this is about: every `open` creates a stream with a new number. An event about a stream
   /// that has since been replaced (a track that finished just as `next` opened another) is stale.
-  public var stream: UInt64
+  public var streamNumber: UInt64
   /// The device the stream plays to, when the output has devices and the confirmation is about a new stream.
   public var device: String?
   /// The stream's volume at the server in percent, when the confirmation is about a new stream: what the
   /// `open` asked for, or what the server chose (a session manager restores a saved volume) when it asked none.
   public var volume: Int?
-  /// The gapless advance that began `stream`, when one did: a confirmation can reach the controller before the
+  /// The gapless advance that began stream `streamNumber`, when one did: a confirmation can reach the controller before the
   /// ``OutputEvent/trackAdvanced(from:_:track:)`` event, and its position counts from that track.
   public var advance: GaplessAdvance?
   /// When the audio at `position` will be heard, if the server has taken it but not played it yet
@@ -26,13 +26,13 @@ public struct OutputConfirmation: Equatable, Hashable, Sendable {
 
   /// Creates a confirmation.
   public init(
-    position: Double, time: UInt64, running: Bool, stream: UInt64 = 0, device: String? = nil, volume: Int? = nil,
+    position: Double, time: UInt64, running: Bool, streamNumber: UInt64 = 0, device: String? = nil, volume: Int? = nil,
     advance: GaplessAdvance? = nil, movesAt: UInt64? = nil
   ) {
     self.position = position
     self.time = time
     self.running = running
-    self.stream = stream
+    self.streamNumber = streamNumber
     self.device = device
     self.volume = volume
     self.advance = advance

@@ -93,7 +93,7 @@ final class PulsePrepareTests {
       // Taken once the server made it, or while it is still being made.
       if afterItExists { try await waitForOwnStreams(1) }
       let opened = try await value(output.open(decoder, at: 0, volume: nil))
-      #expect(opened.stream == 1, "the prepared stream, not a second one")
+      #expect(opened.streamNumber == 1, "the prepared stream, not a second one")
       #expect(opened.position == 0 && !opened.running)
       try await waitForOwnStreams(1)
       #expect(try await stepsHeard(output, seconds: 1.3, steps: 4) == [0, 1, 2, 3])
@@ -108,7 +108,7 @@ final class PulsePrepareTests {
       output.prepare(try files.open(sweep))
       try await waitForOwnStreams(1)
       let opened = try await value(output.open(try files.open(ladder), at: 0, volume: nil))
-      #expect(opened.stream == 2, "a stream of its own")
+      #expect(opened.streamNumber == 2, "a stream of its own")
       try await waitForOwnStreams(1)
       #expect(try await stepsHeard(output, seconds: 1.3, steps: 4) == [0, 1, 2, 3], "the opened file, not the sweep")
       _ = try await value(output.close())
@@ -123,7 +123,7 @@ final class PulsePrepareTests {
       try await waitForOwnStreams(1)
       // A quarter-second step in: the prepared stream holds the file from 0 s and is not it.
       let opened = try await value(output.open(decoder, at: 0.5, volume: nil))
-      #expect(opened.stream == 2)
+      #expect(opened.streamNumber == 2)
       #expect(try await stepsHeard(output, seconds: 1.0, steps: 3) == [2, 3, 4])
       _ = try await value(output.close())
     }
@@ -136,7 +136,7 @@ final class PulsePrepareTests {
       output.prepare(decoder)
       try await waitForOwnStreams(1)
       let opened = try await value(output.open(decoder, at: 0, volume: 50))
-      #expect(opened.stream == 2, "a stream of its own, created at that volume")
+      #expect(opened.streamNumber == 2, "a stream of its own, created at that volume")
       try await waitForOwnStreams(1)
       _ = try await value(output.close())
     }
@@ -149,7 +149,7 @@ final class PulsePrepareTests {
       let opened = try await value(output.open(try files.open(ladder), at: 0, volume: nil))
       output.prepare(try files.open(sweep))
       try await waitForOwnStreams(1)
-      #expect(opened.stream == 1)
+      #expect(opened.streamNumber == 1)
       #expect(try await stepsHeard(output, seconds: 1.3, steps: 4) == [0, 1, 2, 3], "the opened file still")
       _ = try await value(output.close())
     }
@@ -165,7 +165,7 @@ final class PulsePrepareTests {
       output.prepare(decoder, playingWhen: .resolved(()))
       try await Task.sleep(for: .milliseconds(700))
       let opened = try await value(output.open(decoder, at: 0, volume: nil))
-      #expect(opened.stream == 1, "the prepared stream, not a second one")
+      #expect(opened.streamNumber == 1, "the prepared stream, not a second one")
       #expect(opened.running, "the server acknowledged its uncork before the open")
       #expect(opened.position > 0.3 && opened.position < 1.5, "confirmed at \(opened.position) s")
       try await Task.sleep(for: .milliseconds(600))
@@ -192,14 +192,14 @@ final class PulsePrepareTests {
       try await Task.sleep(for: .milliseconds(900))
       #expect(ends.withLock { $0.isEmpty }, "the end was reported before any open")
       let opened = try await value(output.open(decoder, at: 0, volume: nil))
-      #expect(opened.running && opened.stream == 1)
+      #expect(opened.running && opened.streamNumber == 1)
       var polls = 0
       while ends.withLock({ $0.isEmpty }), polls < 200 {
         polls += 1
         try await Task.sleep(for: .milliseconds(10))
       }
       let end = try #require(ends.withLock { $0.first }, "the end of the track, once the open took the stream")
-      #expect(end.stream == 1 && abs(end.position - 0.3) < 0.001)
+      #expect(end.streamNumber == 1 && abs(end.position - 0.3) < 0.001)
       _ = try await value(output.close())
     }
   }
@@ -222,7 +222,7 @@ final class PulsePrepareTests {
       if succeeds { clear.resolve() } else { clear.reject(.cancelled) }
       _ = try await value(prepared)
       let opened = try await value(output.open(decoder, at: 0, volume: nil))
-      #expect(opened.stream == 1 && opened.running == succeeds)
+      #expect(opened.streamNumber == 1 && opened.running == succeeds)
       if succeeds {
         try await Task.sleep(for: .milliseconds(1100))
         _ = try await value(output.stop())
@@ -297,7 +297,7 @@ final class PulsePrepareTests {
         adopting: PulseOutput.Connection(mainloop: connection.0, context: connection.1))
       let decoder = try SndfileDecoderFactory().open(ladder)
       let opened = try await value(try #require(output).open(decoder, at: 0, volume: nil))
-      #expect(opened.stream == 1)
+      #expect(opened.streamNumber == 1)
       try await waitForClients(named: name, 1)
       #expect(try await stepsHeard(try #require(output), seconds: 1.3, steps: 4) == [0, 1, 2, 3])
       _ = try await value(try #require(output).close())

@@ -163,8 +163,10 @@ struct PulseSteadyBufferTests {
         try await Task.sleep(for: .milliseconds(10))
       }
       #expect(output.wholeTrackIsAtTheServer, "the 3 s track was all written within 2 s")
-      let accepted = try await output.prepareNext(decoders.open(Fixtures.media(names[1])), following: opened.stream)
-        .value
+      let accepted = try await output.prepareNext(
+        decoders.open(Fixtures.media(names[1])), following: opened.streamNumber
+      )
+      .value
       #expect(accepted, "a next track offered before the drain is taken")
       polls = 0
       while !events.withLock({ $0.contains { if case .trackFinished = $0 { true } else { false } } }), polls < 800 {

@@ -355,7 +355,7 @@ public final class SimulatedOutput: AudioOutput {
     guard let stream = s.stream else { return OutputConfirmation(position: 0, time: nanoseconds(now), running: false) }
     return OutputConfirmation(
       position: Double(stream.frame) / Double(stream.decoder.info.sampleRate), time: nanoseconds(now),
-      running: stream.running, stream: stream.number)
+      running: stream.running, streamNumber: stream.number)
   }
 
   private func nanoseconds(_ instant: VirtualClock.Instant) -> UInt64 {
