@@ -38,6 +38,19 @@ struct ServeCommand: AsyncParsableCommand {
     try SocketPath.checkDirectory(of: path, explicit: socket != nil)
     try SocketPath.claim(path)
 
+    // Before the socket exists: a SIGTERM sent as soon as a client can connect quits cleanly (before, the
+    // default action could still kill serve with status 15).
+    let (quit, quitResolver) = Future<Void, Never>.pending()
+    let signalQueue = DispatchQueue(label: "splay.signals")
+    let signals = [SIGTERM, SIGINT].map { sig -> any DispatchSourceSignal in
+      signal(sig, SIG_IGN)
+      let source = DispatchSource.makeSignalSource(signal: sig, queue: signalQueue)
+      source.setEventHandler { quitResolver.resolve() }
+      source.resume()
+      return source
+    }
+    defer { for source in signals { source.cancel() } }
+
     // One thread serves every client, and the controller takes up the server's answers on it too: a
     // confirmation then becomes a reply without waking another thread (opening files stays off it).
     let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
@@ -45,7 +58,6 @@ struct ServeCommand: AsyncParsableCommand {
     let session = PlayerSession(outputOptions, answers: ExecutionContext { job in loop.execute(job) }) { error in
       Console.error(error.message)
     }
-    let (quit, quitResolver) = Future<Void, Never>.pending()
     let hub = ControlHub(controller: session.controller, maximumClients: maxClients) { quitResolver.resolve() }
     let bootstrap = ServerBootstrap(group: group)
       .serverChannelOption(.backlog, value: 64)
@@ -73,14 +85,6 @@ struct ServeCommand: AsyncParsableCommand {
     // Once the socket is ours: a second serve that is refused never appears on the bus.
     let mpris = mprisOptions.start(for: session) { quitResolver.resolve() }
 
-    let signalQueue = DispatchQueue(label: "splay.signals")
-    let signals = [SIGTERM, SIGINT].map { sig -> any DispatchSourceSignal in
-      signal(sig, SIG_IGN)
-      let source = DispatchSource.makeSignalSource(signal: sig, queue: signalQueue)
-      source.setEventHandler { quitResolver.resolve() }
-      source.resume()
-      return source
-    }
     let ticker = session.simulated.map { SimulatedTicker(clock: $0.clock) }
     ticker?.start()
     let reconnector =
@@ -89,7 +93,6 @@ struct ServeCommand: AsyncParsableCommand {
     _ = await quit.settled
     reconnector?.stop()
     ticker?.stop()
-    for source in signals { source.cancel() }
     try? await channel.close()
     unlink(path)
     _ = await session.controller.shutdown().settled
