@@ -44,3 +44,30 @@ final class MainloopTimer {
     pa_threaded_mainloop_get_api(mainloop).pointee.time_free(event)
   }
 }
+
+/// The output's mainloop timers: the connect deadline, timing requests while audio flows, the gapless boundary
+/// check and the wait before the last track's drain.
+struct MainloopTimers {
+  /// Gives up on a connection attempt the server does not answer.
+  let connect: MainloopTimer
+  /// Asks for timing updates while audio flows.
+  let timing: MainloopTimer
+  /// Looks for the gapless boundary when the server's clock should have reached it (write callbacks alone may
+  /// come too seldom to notice it within a few milliseconds).
+  let boundary: MainloopTimer
+  /// Starts the drain of the last track once the server holds little more than `targetLatency` of it.
+  let drain: MainloopTimer
+
+  /// The four timers of `mainloop`, none armed.
+  init(mainloop: OpaquePointer) {
+    connect = MainloopTimer(mainloop: mainloop)
+    timing = MainloopTimer(mainloop: mainloop)
+    boundary = MainloopTimer(mainloop: mainloop)
+    drain = MainloopTimer(mainloop: mainloop)
+  }
+
+  /// Frees them all (lock held), before the context they were armed on goes away.
+  func cancelAll() {
+    for timer in [connect, timing, boundary, drain] { timer.cancel() }
+  }
+}

@@ -19,9 +19,11 @@ extension PulseOutput {
   /// uses this instead of ``connect()``.
   func whenConnectedLocked(_ body: @escaping (Result<Void, PlayerError>) -> Void) {
     assertLocked()
-    if context != nil, contextReady { return body(.success(())) }
-    connectWaiters.append(body)
-    guard context == nil else { return }
+    switch connection.request(body, hasContext: context != nil) {
+    case .runNow: return body(.success(()))
+    case .wait: return
+    case .connect: break
+    }
     let api = pa_threaded_mainloop_get_api(mainloop)
     let props = pa_proplist_new()
     pa_proplist_sets(props, PA_PROP_APPLICATION_NAME, "splay")
@@ -47,13 +49,13 @@ extension PulseOutput {
         Unmanaged<PulseOutput>.fromOpaque(userdata!).takeUnretainedValue().contextStateChangedLocked()
       }, Unmanaged.passUnretained(self).toOpaque())
     let deadline = pa_rtclock_now() + pa_usec_t(configuration.connectTimeout * 1e6)
-    connectTimer.schedule(at: deadline, on: ctx) { [weak self] in self?.connectTimedOut() }
+    timers.connect.schedule(at: deadline, on: ctx) { [weak self] in self?.connectTimedOut() }
   }
 
   /// The connection attempt got no answer in time (mainloop thread).
   private func connectTimedOut() {
-    connectTimer.cancel()
-    guard !contextReady, context != nil else { return }
+    timers.connect.cancel()
+    guard !connection.isReady, context != nil else { return }
     failConnectLocked(detail: "no answer within \(formatSeconds(configuration.connectTimeout)) s")
   }
 
@@ -61,20 +63,19 @@ extension PulseOutput {
     guard let context else { return }
     switch pa_context_get_state(context) {
     case PA_CONTEXT_READY:
-      connectTimer.cancel()
-      contextReady = true
+      timers.connect.cancel()
+      let waiters = connection.becameReady()
       subscribeToVolumeChangesLocked(context)
       identifyServerLocked(context)
-      let waiters = connectWaiters
-      connectWaiters.removeAll()
       for waiter in waiters { waiter(.success(())) }
     case PA_CONTEXT_FAILED, PA_CONTEXT_TERMINATED:
-      if contextReady {
+      switch connection.failure() {
+      case .lost:
         let error = PlayerError.outputLost(detail: "\(serverName): \(lastErrorLocked())")
         teardownStreamLocked()
         teardownContextLocked(error: error)
         announceLocked(.lost(error))
-      } else {
+      case .connectFailed:
         failConnectLocked(detail: lastErrorLocked())
       }
     default:
@@ -83,19 +84,16 @@ extension PulseOutput {
   }
 
   private func failConnectLocked(detail: String) {
-    let waiters = connectWaiters
-    connectWaiters.removeAll()
-    teardownContextLocked(error: .outputUnavailable(server: serverName, detail: detail))
+    let waiters = teardownContextLocked(error: .outputUnavailable(server: serverName, detail: detail))
     for waiter in waiters { waiter(.failure(.outputUnavailable(server: serverName, detail: detail))) }
   }
 
-  /// Forgets the context and fails every operation libpulse will now never call back.
-  func teardownContextLocked(error: PlayerError) {
+  /// Forgets the context and fails every operation libpulse will now never call back; returns who still
+  /// waited for the connection.
+  @discardableResult
+  func teardownContextLocked(error: PlayerError) -> [ConnectionState.Waiter] {
     assertLocked()
-    connectTimer.cancel()
-    timingTimer.cancel()
-    boundaryTimer.cancel()
-    drainTimer.cancel()
+    timers.cancelAll()
     requests.fail(with: error)
     draining = nil
     if let ctx = context {
@@ -105,8 +103,8 @@ extension PulseOutput {
       pa_context_unref(ctx)
     }
     context = nil
-    contextReady = false
     buffer.disconnected()
+    return connection.disconnected()
   }
 
   func lastErrorLocked() -> String {

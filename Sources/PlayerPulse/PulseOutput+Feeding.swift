@@ -46,12 +46,12 @@ extension PulseOutput {
   /// (``prepareNext(_:following:)``) must still follow it. The wait is timed once, by the server's clock now: a
   /// clock that stalls (a sink that took the audio in one long block) must not hold the drain back for good.
   private func drainNearTheEndLocked(_ stream: OpaquePointer) {
-    guard !drainTimer.isPending else { return }
+    guard !timers.drain.isPending else { return }
     let lead = UInt64(configuration.targetLatency * 1e6)
     guard let end = clock.writtenEnd, let context, let usec = streamClockLocked() else { return startDrainLocked() }
     guard end > usec + lead else { return startDrainLocked() }
     let ring = self.ring
-    drainTimer.schedule(at: pa_rtclock_now() + (end - usec - lead), on: context) { [weak self] in
+    timers.drain.schedule(at: pa_rtclock_now() + (end - usec - lead), on: context) { [weak self] in
       // Still the same track's end, still playing: a cork, seek or next track since then decides anew.
       guard let self, running, draining == nil, opened, let ring, ring === self.ring, ring.drained else { return }
       startDrainLocked()
@@ -82,7 +82,7 @@ extension PulseOutput {
 
   /// Cancels the drain, or the wait before it (lock held).
   func cancelDrainLocked() {
-    drainTimer.cancel()
+    timers.drain.cancel()
     guard let operation = draining else { return }
     draining = nil
     requests.cancel(operation)
@@ -220,7 +220,7 @@ extension PulseOutput {
         return false
       }
       if prefilledLocked(ring) { return true }
-      prefillWaiters.append(resolver)
+      waiters.waitForPrefill(resolver)
       // A fill normally is on its way (opening and seeking start one); this makes sure of it.
       scheduleFillLocked(evenAboveTheMark: true)
       return false
@@ -242,18 +242,15 @@ extension PulseOutput {
   func whenPrefilledLocked(_ action: @escaping (Bool) -> Void) {
     guard let ring else { return action(false) }
     if prefilledLocked(ring) { return action(true) }
-    prefillActions.append(action)
+    waiters.whenPrefilled(action)
     scheduleFillLocked(evenAboveTheMark: true)
   }
 
   /// Resolves the prefill waiters once the decoder has handed over enough audio (decoding queue, lock held).
   private func releasePrefillWaitersLocked(_ ring: SampleRing) {
-    guard !prefillWaiters.isEmpty || !prefillActions.isEmpty, prefilledLocked(ring) else { return }
-    let waiters = prefillWaiters
-    prefillWaiters = []
-    let actions = prefillActions
-    prefillActions = []
+    guard waiters.awaitsPrefill, prefilledLocked(ring) else { return }
+    let (resolvers, actions) = waiters.takePrefill()
     for action in actions { action(true) }
-    if !waiters.isEmpty { handOff { for waiter in waiters { waiter.resolve() } } }
+    if !resolvers.isEmpty { handOff { for resolver in resolvers { resolver.resolve() } } }
   }
 }

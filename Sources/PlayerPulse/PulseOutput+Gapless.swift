@@ -48,7 +48,7 @@ extension PulseOutput {
       let wait = gapless.wait(from: now, anchorStreamTime: clock.anchorStreamTime, sampleRate: sampleRate)
     else { return }
     let expected = streamNumber
-    boundaryTimer.schedule(at: pa_rtclock_now() + pa_usec_t(wait * 1e6) + 2_000, on: context) { [weak self] in
+    timers.boundary.schedule(at: pa_rtclock_now() + pa_usec_t(wait * 1e6) + 2_000, on: context) { [weak self] in
       guard let self, streamNumber == expected else { return }
       advanceIfBoundaryPlayedLocked()
       if streamNumber == expected { scheduleBoundaryCheckLocked() }

@@ -69,18 +69,16 @@ extension PulseOutput {
 
   /// Hands an event to the controller (off the mainloop thread).
   func report(_ event: OutputEvent) {
-    let handler = handler.withLock { $0 }
-    handler?(event)
+    delivery.report(event)
   }
 
   /// Reports `event` from the mainloop thread or with the lock held: handed off, to the receiver set now.
   func announceLocked(_ event: OutputEvent) {
-    let handler = handler.withLock { $0 }
-    handOff { handler?(event) }
+    delivery.announce(event)
   }
 
   /// Hands `body` (settling futures, reporting events) to the delivery context, off the mainloop thread.
   func handOff(_ body: @escaping @Sendable () -> Void) {
-    (delivery.withLock { $0 } ?? .queue(settleQueue)).execute(body)
+    delivery.handOff(body)
   }
 }

@@ -19,7 +19,7 @@ extension PulseOutput {
   ) {
     assertLocked()
     teardownStreamLocked()
-    guard let context, contextReady else {
+    guard let context, connection.isReady else {
       return ready(.failure(.outputLost(detail: "\(serverName): not connected")))
     }
     let info = decoder.info
@@ -68,7 +68,7 @@ extension PulseOutput {
 
     let me = Unmanaged.passUnretained(self).toOpaque()
     // Ready once the server has made it and its volume is known.
-    streamReady = { [self] result in
+    waiters.waitForReady { [self] result in
       guard case .success = result else { return ready(result) }
       settleNewStreamVolumeLocked(s) { ready(.success(())) }
     }
@@ -102,7 +102,7 @@ extension PulseOutput {
       pa_stream_connect_playback(s, configuration.sink, &attr, flags, self.volume.explicit == nil ? nil : levels, nil)
     }
     if connected < 0 {
-      streamReady = nil
+      _ = waiters.takeReady()
       teardownStreamLocked()
       ready(.failure(.outputFailed(operation: "open", detail: lastErrorLocked())))
     }
@@ -113,16 +113,13 @@ extension PulseOutput {
     switch pa_stream_get_state(stream) {
     case PA_STREAM_READY:
       requestTimingLocked()
-      let ready = streamReady
-      streamReady = nil
-      ready?(.success(()))
+      waiters.takeReady()?(.success(()))
     case PA_STREAM_FAILED, PA_STREAM_TERMINATED:
       let detail = lastErrorLocked()
-      if let ready = streamReady {
-        streamReady = nil
+      if let ready = waiters.takeReady() {
         teardownStreamLocked()
         ready(.failure(.outputFailed(operation: "open", detail: detail)))
-      } else if contextReady {
+      } else if connection.isReady {
         // The server killed the stream (its sink went away, for example): the track cannot continue.
         let error = PlayerError.outputLost(detail: "the stream was closed by the server: \(detail)")
         failPendingStreamOperationsLocked(error)
@@ -151,9 +148,7 @@ extension PulseOutput {
   private func failPendingStreamOperationsLocked(_ error: PlayerError) {
     requests.fail(with: error) { $0.name != "volume" }
     // Pauses whose cork was acknowledged wait for no operation of theirs, only for the next timing update.
-    let corks = awaitingTiming
-    awaitingTiming = []
-    for cork in corks { cork.fail(error) }
+    for cork in waiters.takeTiming() { cork.fail(error) }
   }
 
   /// Disconnects the stream and forgets everything about it; what waited for it is cancelled.
@@ -171,18 +166,10 @@ extension PulseOutput {
     }
     stream = nil
     // An `open` (or a prepared stream) still waiting for the server to create this stream will not get it.
-    if let ready = streamReady {
-      streamReady = nil
-      ready(.failure(.cancelled))
-    }
-    awaitingTiming = []
-    if !prefillWaiters.isEmpty {
-      let waiters = prefillWaiters
-      prefillWaiters = []
-      handOff { for waiter in waiters { waiter.reject(.cancelled) } }
-    }
-    let actions = prefillActions
-    prefillActions = []
+    waiters.takeReady()?(.failure(.cancelled))
+    _ = waiters.takeTiming()
+    let (resolvers, actions) = waiters.takePrefill()
+    if !resolvers.isEmpty { handOff { for resolver in resolvers { resolver.reject(.cancelled) } } }
     for action in actions { action(false) }
     ring?.invalidate()
     ring = nil
@@ -191,7 +178,7 @@ extension PulseOutput {
     clock.refreshed()
     running = false
     draining = nil
-    drainTimer.cancel()
+    timers.drain.cancel()
     endConfirmed = false
   }
 }

@@ -24,7 +24,7 @@ extension PulseOutput {
   func scheduleTimingLocked(restart: Bool) {
     guard let context else { return }
     let due = pa_rtclock_now() + buffer.nextTimingWait(restart: restart)
-    timingTimer.schedule(at: due, on: context) { [weak self] in self?.timingTimerFired() }
+    timers.timing.schedule(at: due, on: context) { [weak self] in self?.timingTimerFired() }
   }
 
   /// The timing timer fired (mainloop thread): one more update while audio flows, none once corked.
@@ -41,10 +41,7 @@ extension PulseOutput {
   func timingUpdatedLocked() {
     timingUpdates += 1
     relaxSinkLatencyLocked()
-    guard !awaitingTiming.isEmpty else { return }
-    let corks = awaitingTiming
-    awaitingTiming = []
-    for cork in corks { cork.answer() }
+    for cork in waiters.takeTiming() { cork.answer() }
   }
 
   /// After a flush the server's read index is where new audio will start: record the stream time there as

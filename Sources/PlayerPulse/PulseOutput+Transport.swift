@@ -15,7 +15,7 @@ extension PulseOutput {
           completion: { [self] ok in
             guard ok else { return started.fail(.outputFailed(operation: "start", detail: lastErrorLocked())) }
             startedLocked()
-            awaitingTiming.append(started)
+            waiters.waitForTiming(started)
           }, failure: started.fail)
       }
     }
@@ -48,7 +48,7 @@ extension PulseOutput {
     clock.uncorked(at: Self.now())
     running = true
     // Weak: a waiter left in the list when the stream goes must not keep the output alive.
-    awaitingTiming.append(
+    waiters.waitForTiming(
       TimingWaiter { [weak self] result in
         guard let self else { return }
         clock.refreshed()
@@ -77,9 +77,9 @@ extension PulseOutput {
           guard ok else { return cork.fail(.outputFailed(operation: "pause", detail: lastErrorLocked())) }
           running = false
           // Not even one more firing to find the stream corked: a paused player does not wake.
-          timingTimer.cancel()
+          timers.timing.cancel()
           cancelDrainLocked()
-          awaitingTiming.append(cork)
+          waiters.waitForTiming(cork)
         }, failure: cork.fail)
     }
   }

@@ -63,7 +63,7 @@ extension PulseOutput {
   public func setMute(_ muted: Bool) -> Future<Bool, PlayerError> {
     let (future, resolver) = Future<Bool, PlayerError>.pending()
     locked {
-      guard context != nil, contextReady, let stream, pa_stream_get_state(stream) == PA_STREAM_READY else {
+      guard context != nil, connection.isReady, let stream, pa_stream_get_state(stream) == PA_STREAM_READY else {
         volume.set(muted: muted)
         handOff { resolver.resolve(muted) }
         return

@@ -13,7 +13,7 @@ import Synchronization
 ///
 /// Threads: one `pa_threaded_mainloop` runs libpulse. Its callbacks copy audio and record acknowledgements;
 /// they never decode, wait or run user code — futures are settled from the consumer's executor
-/// (``deliver(on:)``, the controller's) or else from `settleQueue`, so a continuation can call straight back
+/// (``deliver(on:)``, the controller's) or else from a queue of its own (``OutputDelivery``), so a continuation can call straight back
 /// into this output. Decoding runs on `decodeQueue`, into a ``SampleRing``.
 ///
 /// Which acknowledgement settles which operation:
@@ -73,28 +73,26 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
 
   let configuration: Configuration
   let mainloop: OpaquePointer
-  let settleQueue = DispatchQueue(label: "splay.pulse.settle")
-  /// Where futures settle and events are reported: the consumer's executor, when it gave one
-  /// (``deliver(on:)``), `settleQueue` otherwise.
-  let delivery = Lock<ExecutionContext?>(nil)
+  /// Where futures settle and events go (see ``OutputDelivery``).
+  let delivery = OutputDelivery(label: "splay.pulse.settle")
   let decodeQueue = DispatchQueue(label: "splay.pulse.decode", qos: .userInitiated)
-  let handler = Lock<(@Sendable (OutputEvent) -> Void)?>(nil)
   let fillScheduled = Atomic<Bool>(false)
 
   // Guarded by the mainloop lock; the methods that touch them say so with a `Locked` suffix.
   /// The thread in ``locked(_:)``, for ``assertLocked(function:)``.
   private var lockHolder: pthread_t?
   var context: OpaquePointer?
-  var contextReady = false
+  /// Whether the context is ready, and who waits for it (see ``ConnectionState``).
+  var connection = ConnectionState()
   /// The stream's buffer at the server and the timing schedule (see ``BufferPolicy``).
   var buffer: BufferPolicy
-  var connectWaiters: [(Result<Void, PlayerError>) -> Void] = []
-  /// Gives up on a connection attempt the server does not answer.
-  let connectTimer: MainloopTimer
+  /// What waits on the stream: its creation, its first audio, a timing update (see ``StreamWaiters``).
+  var waiters = StreamWaiters()
+  /// The mainloop timers (see ``MainloopTimers``).
+  let timers: MainloopTimers
   /// The libpulse operations in flight.
   let requests = PulseRequests()
   var stream: OpaquePointer?
-  var streamReady: ((Result<Void, PlayerError>) -> Void)?
   var decoder: (any AudioDecoder)?
   var ring: SampleRing?
   var running = false
@@ -114,21 +112,6 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
   var streamNumber: UInt64 = 0
   /// The track that follows the current one in this stream, and where it begins.
   var gapless = GaplessBoundary()
-  /// Looks for the gapless boundary when the server's clock should have reached it (write callbacks alone may
-  /// come too seldom to notice it within a few milliseconds).
-  let boundaryTimer: MainloopTimer
-  /// Starts the drain of the last track once the server holds little more than `targetLatency` of it.
-  let drainTimer: MainloopTimer
-  /// Starts waiting for the ring's first audio (``prefill()``); answered by the decoding queue's hand-over,
-  /// rejected when the stream goes.
-  var prefillWaiters: [Future<Void, PlayerError>.Resolver] = []
-  /// What runs with the lock held once the ring holds its first audio (`true`), or when the stream goes before
-  /// it does (`false`): the uncork of a stream prepared to play, which must not wait for a thread hand-over.
-  var prefillActions: [(Bool) -> Void] = []
-  /// Corks and uncorks the server acknowledged, waiting for the next timing update (``pause()``, ``start()``).
-  var awaitingTiming: [TimingWaiter] = []
-  /// Asks for timing updates while audio flows (``scheduleTimingLocked(restart:)``).
-  let timingTimer: MainloopTimer
   /// Timing updates the server answered, for every stream of this output.
   var timingUpdates = 0
   /// The stream ``prepare(_:playingWhen:)`` is making ahead of the first `open`, until that `open` takes it or
@@ -143,10 +126,7 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
     buffer = BufferPolicy(
       targetLatency: configuration.targetLatency, steadyLatency: configuration.steadyLatency)
     mainloop = pa_threaded_mainloop_new()
-    connectTimer = MainloopTimer(mainloop: mainloop)
-    timingTimer = MainloopTimer(mainloop: mainloop)
-    boundaryTimer = MainloopTimer(mainloop: mainloop)
-    drainTimer = MainloopTimer(mainloop: mainloop)
+    timers = MainloopTimers(mainloop: mainloop)
     pa_threaded_mainloop_start(mainloop)
   }
 
@@ -172,10 +152,7 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
     buffer = BufferPolicy(
       targetLatency: configuration.targetLatency, steadyLatency: configuration.steadyLatency)
     mainloop = connection.mainloop
-    connectTimer = MainloopTimer(mainloop: mainloop)
-    timingTimer = MainloopTimer(mainloop: mainloop)
-    boundaryTimer = MainloopTimer(mainloop: mainloop)
-    drainTimer = MainloopTimer(mainloop: mainloop)
+    timers = MainloopTimers(mainloop: mainloop)
     locked {
       context = connection.context
       watchContextLocked(connection.context)
@@ -231,7 +208,7 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
 
   /// Sets the receiver of events.
   public func setEventHandler(_ handler: @escaping @Sendable (OutputEvent) -> Void) {
-    self.handler.withLock { $0 = handler }
+    delivery.setEventHandler(handler)
   }
 
   // MARK: - Operations
@@ -272,7 +249,7 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
     let level = min(max(percent, 0), 100)
     let (future, resolver) = Future<Int, PlayerError>.pending()
     locked {
-      guard context != nil, contextReady, let stream, pa_stream_get_state(stream) == PA_STREAM_READY else {
+      guard context != nil, connection.isReady, let stream, pa_stream_get_state(stream) == PA_STREAM_READY else {
         // No stream: the level is applied when the next stream is created, with that stream's acknowledgement.
         volume.requestedWithoutStream(level)
         handOff { resolver.resolve(level) }
@@ -349,10 +326,10 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
   }
 
   /// Settles futures and reports events on `executor` from now on (the controller's): the answer then wakes
-  /// one thread, which goes on with the controller's work, instead of a thread of `settleQueue` that hands it
+  /// one thread, which goes on with the controller's work, instead of a thread of the output's own queue that hands it
   /// over to another. `executor` must not run jobs in the call: they would run on the mainloop thread.
   public func deliver(on executor: ExecutionContext) {
-    delivery.withLock { $0 = executor }
+    delivery.deliver(on: executor)
   }
 
   static func now() -> UInt64 {
