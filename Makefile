@@ -4,7 +4,7 @@ SWIFT ?= swift
 SWIFT_FORMAT := $(SWIFT) format
 LINT_PATHS := Sources Tests Fuzz $(wildcard Benchmarks/Sources Benchmarks/Benchmarks)
 
-.PHONY: all deps build release demo test test-servers tsan asan fuzz lint format clean
+.PHONY: all deps build release install uninstall demo test test-servers tsan asan fuzz lint format clean
 
 all: build
 
@@ -25,6 +25,16 @@ RELEASE_FLAGS := -c release --static-swift-stdlib -Xswiftc -cross-module-optimiz
 release: deps
 	$(SWIFT) build $(RELEASE_FLAGS) $$(dir=$$(scripts/static-libstdcxx-dir); [[ -n $$dir ]] && echo "-Xlinker -L$$dir")
 
+# `make install PREFIX=/usr/local DESTDIR=`: the release binary, a man page made from the commands' help, and bash,
+# zsh and fish completions (`scripts/install-splay --list` names them); `make uninstall` removes exactly those.
+PREFIX ?= /usr/local
+install: release
+	$(SWIFT) build --product generate-manual
+	scripts/install-splay --prefix '$(PREFIX)' --destdir '$(DESTDIR)'
+
+uninstall:
+	scripts/install-splay --uninstall --prefix '$(PREFIX)' --destdir '$(DESTDIR)'
+
 # Plays a bundled fixture through the real audio path. Uses the user's PulseAudio/PipeWire server when one
 # answers; otherwise starts the private null-sink sandbox for the length of the demo and says so.
 demo: release
@@ -36,7 +46,7 @@ demo: release
 ALONE := PulseStreamCycleTests
 test:
 	@scripts/install-deps tmux
-	@scripts/with-pulse-sandbox bash -c 'set -o pipefail; $(SWIFT) build --build-tests && { $(SWIFT) test --skip-build --skip $(ALONE) && $(SWIFT) test --skip-build --filter $(ALONE); } 2>&1 | tee .build/test.log'
+	@scripts/with-pulse-sandbox bash -c 'set -o pipefail; $(SWIFT) build --build-tests && $(SWIFT) build --product generate-manual && { $(SWIFT) test --skip-build --skip $(ALONE) && $(SWIFT) test --skip-build --filter $(ALONE); } 2>&1 | tee .build/test.log'
 	@scripts/test-skips .build/test.log
 
 # The suites that play through a server, against the servers users run besides the default sandbox (see
