@@ -131,7 +131,7 @@ public final class SndfileDecoder: AudioDecoder {
     let problem: String? = handle.withLock { handle in
       guard let file = OpaquePointer(bitPattern: handle.bits) else { return nil }
       let problem = Self.lengthProblem(file, frames: info.frames, rate: Int64(info.sampleRate))
-      if handle.frame != 0 { _ = sf_seek(file, sf_count_t(handle.frame), SEEK_SET) }
+      if handle.frame != 0 { _ = move(file, to: handle.frame) }
       return problem
     }
     if let problem { throw .unsupportedFormat(path: info.path, detail: problem) }
@@ -185,17 +185,26 @@ public final class SndfileDecoder: AudioDecoder {
     let target = min(max(frame, 0), info.frames)
     let reached: Int64 = handle.withLock { handle in
       guard let file = OpaquePointer(bitPattern: handle.bits) else { return -1 }
-      var reached = Int64(sf_seek(file, sf_count_t(max(0, target - seekPreroll)), SEEK_SET))
-      if reached >= 0, reached < target {
-        reached += Self.skip(file, frames: target - reached, channels: info.channels)
-      }
+      let reached = move(file, to: target)
       if reached >= 0 { handle.frame = reached }
       return reached
     }
-    guard reached >= 0 else {
-      throw .unsupportedFormat(path: info.path, detail: "cannot seek to frame \(target)")
+    // Short of the target: the audio ended (or failed to decode) on the way there, which must fail the seek
+    // rather than confirm a position the next read does not start at.
+    guard reached == target else {
+      let detail = reached < 0 ? "" : " (the audio ends at frame \(reached))"
+      throw .unsupportedFormat(path: info.path, detail: "cannot seek to frame \(target)" + detail)
     }
     return reached
+  }
+
+  /// Moves `file` to `target` (lock held): libsndfile's own seek, or for Vorbis its seek to ``seekPreroll``
+  /// frames before and decoding forward. Returns the frame reached, short of `target` when the audio ended on
+  /// the way, or -1 when libsndfile cannot seek.
+  private func move(_ file: OpaquePointer, to target: Int64) -> Int64 {
+    let reached = Int64(sf_seek(file, sf_count_t(max(0, target - seekPreroll)), SEEK_SET))
+    guard reached >= 0, reached < target else { return reached }
+    return reached + Self.skip(file, frames: target - reached, channels: info.channels)
   }
 
   /// Decodes and drops up to `frames` frames; returns how many there were.
