@@ -24,16 +24,17 @@ build: deps
 RELEASE_FLAGS := -c release --static-swift-stdlib -Xswiftc -cross-module-optimization
 release: deps
 	$(SWIFT) build $(RELEASE_FLAGS) $$(dir=$$(scripts/static-libstdcxx-dir); [[ -n $$dir ]] && echo "-Xlinker -L$$dir")
-
-# `make install PREFIX=/usr/local DESTDIR=`: the release binary, a man page made from the commands' help, and bash,
-# zsh and fish completions (`scripts/install-splay --list` names them); `make uninstall` removes exactly those.
-PREFIX ?= /usr/local
-install: release
 	$(SWIFT) build --product generate-manual
-	scripts/install-splay --prefix '$(PREFIX)' --destdir '$(DESTDIR)'
+
+# `make release`, then `make install PREFIX=/usr/local DESTDIR=` (sudo for a system prefix: it builds nothing, so no
+# compiler runs as root): the binary, a man page made from the commands' help, bash, zsh and fish completions and a
+# manifest (`scripts/install-splay --list`); `make uninstall` removes the installed files that are unchanged.
+PREFIX ?= /usr/local
+install:
+	scripts/install-splay --prefix "$(PREFIX)" --destdir "$(DESTDIR)"
 
 uninstall:
-	scripts/install-splay --uninstall --prefix '$(PREFIX)' --destdir '$(DESTDIR)'
+	scripts/install-splay --uninstall --prefix "$(PREFIX)" --destdir "$(DESTDIR)"
 
 # Plays a bundled fixture through the real audio path. Uses the user's PulseAudio/PipeWire server when one
 # answers; otherwise starts the private null-sink sandbox for the length of the demo and says so.
