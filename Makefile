@@ -23,7 +23,7 @@ build: deps
 # 0.786 ms, resume mean 0.694 -> 0.671, a request that does nothing 0.222 -> 0.215); first audio unchanged.
 RELEASE_FLAGS := -c release --static-swift-stdlib -Xswiftc -cross-module-optimization
 release: deps
-	$(SWIFT) build $(RELEASE_FLAGS) $$(dir=$$(scripts/static-libstdcxx-dir); [[ -n $$dir ]] && echo "-Xlinker -L$$dir")
+	$(SWIFT) build $(RELEASE_FLAGS) --product splay $$(dir=$$(scripts/static-libstdcxx-dir); [[ -n $$dir ]] && echo "-Xlinker -L$$dir")
 	$(SWIFT) build --product generate-manual
 
 # `make release`, then `make install PREFIX=/usr/local DESTDIR=` (sudo for a system prefix: it builds nothing, so no
