@@ -18,24 +18,30 @@ extension PulseOutput {
     return Double(pa_bytes_per_second(&spec))
   }
 
+  /// The open stream's sample spec (32-bit float stereo at the last rate, without a stream).
   var streamSpecLocked: pa_sample_spec {
-    pa_sample_spec(format: Self.pulseFormat(sampleFormat), rate: UInt32(sampleRate), channels: UInt8(ringChannels))
+    pa_sample_spec(
+      format: Self.pulseFormat(session?.sampleFormat ?? .float32), rate: UInt32(sampleRate),
+      channels: UInt8(session?.ring.channels ?? 2))
   }
 
   /// Audio flows with nothing in the way of a larger buffer (lock held): uncorked, not draining, and the track
   /// not all decoded yet.
-  var audioFlowsLocked: Bool { running && draining == nil && ring?.drained == false && stream != nil }
+  var audioFlowsLocked: Bool {
+    guard let session else { return false }
+    return session.running && session.draining == nil && !session.ring.drained
+  }
 
   /// Sets what the buffer policy decided, if anything (lock held).
   func applyBufferLocked(_ attributes: BufferPolicy.Attributes?) {
-    guard let attributes, let stream else { return }
+    guard let attributes, let stream = session?.stream else { return }
     var pulse = pulseAttributes(attributes, streamSpecLocked)
     if let operation = pa_stream_set_buffer_attr(stream, &pulse, nil, nil) { pa_operation_unref(operation) }
   }
 
   /// A timing update arrived: the policy may let the sink hold more once the steady buffer's queue is full.
   func relaxSinkLatencyLocked() {
-    guard buffer.isSteady, let stream, let timing = pa_stream_get_timing_info(stream),
+    guard buffer.isSteady, let stream = session?.stream, let timing = pa_stream_get_timing_info(stream),
       timing.pointee.write_index_corrupt == 0, timing.pointee.read_index_corrupt == 0
     else { return }
     var spec = streamSpecLocked
@@ -61,7 +67,7 @@ extension PulseOutput {
   /// One of the stream's buffer attributes as the server last set it, in seconds of the stream's audio.
   private func serverAttributeSeconds(_ attribute: KeyPath<pa_buffer_attr, UInt32>) -> Double? {
     locked {
-      guard let stream, pa_stream_get_state(stream) == PA_STREAM_READY,
+      guard let stream = session?.stream, pa_stream_get_state(stream) == PA_STREAM_READY,
         let attributes = pa_stream_get_buffer_attr(stream)
       else { return nil }
       var spec = streamSpecLocked
@@ -80,7 +86,8 @@ extension PulseOutput {
   /// One of the durations of the stream's last timing update, in seconds.
   private func serverTimingSeconds(_ duration: KeyPath<pa_timing_info, pa_usec_t>) -> Double? {
     locked {
-      guard let stream, pa_stream_get_state(stream) == PA_STREAM_READY, let timing = pa_stream_get_timing_info(stream)
+      guard let stream = session?.stream, pa_stream_get_state(stream) == PA_STREAM_READY,
+        let timing = pa_stream_get_timing_info(stream)
       else { return nil }
       return Double(timing.pointee[keyPath: duration]) / 1e6
     }
@@ -90,7 +97,7 @@ extension PulseOutput {
   /// out as 16-bit samples.
   var serverSampleFormat: DecodedSampleFormat? {
     locked {
-      guard let stream, let spec = pa_stream_get_sample_spec(stream) else { return nil }
+      guard let stream = session?.stream, let spec = pa_stream_get_sample_spec(stream) else { return nil }
       return spec.pointee.format == PA_SAMPLE_S16LE ? .int16 : .float32
     }
   }

@@ -24,7 +24,7 @@ extension PulseOutput {
     case .wait: return
     case .connect: break
     }
-    let api = pa_threaded_mainloop_get_api(mainloop)
+    let api = loop.api
     let props = pa_proplist_new()
     pa_proplist_sets(props, PA_PROP_APPLICATION_NAME, "splay")
     pa_proplist_sets(props, PA_PROP_APPLICATION_ID, "org.splay.player")
@@ -95,7 +95,7 @@ extension PulseOutput {
     assertLocked()
     timers.cancelAll()
     requests.fail(with: error)
-    draining = nil
+    session?.draining = nil
     if let ctx = context {
       pa_context_set_state_callback(ctx, nil, nil)
       pa_context_set_subscribe_callback(ctx, nil, nil)

@@ -9,7 +9,8 @@ extension PulseOutput {
   /// with the lock held.
   func pumpLocked() {
     assertLocked()
-    guard let stream, let ring, pa_stream_get_state(stream) == PA_STREAM_READY else { return }
+    guard let session, pa_stream_get_state(session.stream) == PA_STREAM_READY else { return }
+    let (stream, ring) = (session.stream, session.ring)
     let frameBytes = ring.frameBytes
     var writable = pa_stream_writable_size(stream)
     while writable >= frameBytes, ring.availableFrames > 0 {
@@ -23,7 +24,7 @@ extension PulseOutput {
       }
       pa_stream_write(stream, data, frames * frameBytes, nil, 0, PA_SEEK_RELATIVE)
       if let crossing {
-        gapless.written(before: clock.writtenFrames + Int64(crossing))
+        self.session?.gapless.written(before: clock.writtenFrames + Int64(crossing))
         scheduleBoundaryCheckLocked()
       }
       clock.wrote(frames)
@@ -32,7 +33,7 @@ extension PulseOutput {
     advanceIfBoundaryPlayedLocked()
     if ring.drained {
       // Not before an `open` took the stream: a stream prepared to play has nobody to tell of its end yet.
-      if running && draining == nil && opened {
+      if let session = self.session, session.running, session.draining == nil, firstOpen.hasCome {
         shrinkBufferLocked()
         drainNearTheEndLocked(stream)
       }
@@ -50,41 +51,45 @@ extension PulseOutput {
     let lead = UInt64(configuration.targetLatency * 1e6)
     guard let end = clock.writtenEnd, let context, let usec = streamClockLocked() else { return startDrainLocked() }
     guard end > usec + lead else { return startDrainLocked() }
-    let ring = self.ring
+    let ring = session?.ring
     timers.drain.schedule(at: pa_rtclock_now() + (end - usec - lead), on: context) { [weak self] in
       // Still the same track's end, still playing: a cork, seek or next track since then decides anew.
-      guard let self, running, draining == nil, opened, let ring, ring === self.ring, ring.drained else { return }
+      guard let self, let session, session.running, session.draining == nil, firstOpen.hasCome, session.ring === ring,
+        session.ring.drained
+      else { return }
       startDrainLocked()
     }
   }
 
   private func startDrainLocked() {
-    guard let stream else { return }
+    guard let stream = session?.stream else { return }
     let operation = issueLocked(
       "drain", start: { done in pa_stream_drain(stream, PulseOperation.streamCallback, done) },
       completion: { [self] ok in
-        draining = nil
-        guard ok, running, let info = decoder?.info else { return }
-        running = false
-        endConfirmed = true
+        session?.draining = nil
+        guard ok, var session, session.running else { return }
+        session.running = false
+        session.endConfirmed = true
+        self.session = session
         // A track whose file could not be read to the end stopped where its audio did, not at the length
         // its header declared: that is the position to confirm, with the reason.
-        let failure = readFailure
-        let end = failure == nil ? info.duration : Double(ring?.frame ?? 0) / Double(info.sampleRate)
+        let info = session.decoder.info
+        let failure = session.readFailure
+        let end = failure == nil ? info.duration : Double(session.ring.frame) / Double(info.sampleRate)
         let confirmation = OutputConfirmation(
           position: end, time: Self.now(), running: false, streamNumber: streamNumber)
         clock.ended(at: end)
         let event: OutputEvent = failure.map { .trackFailed($0, confirmation) } ?? .trackFinished(confirmation)
         announceLocked(event)
       }, failure: { _ in })
-    draining = operation
+    session?.draining = operation
   }
 
   /// Cancels the drain, or the wait before it (lock held).
   func cancelDrainLocked() {
     timers.drain.cancel()
-    guard let operation = draining else { return }
-    draining = nil
+    guard let operation = session?.draining else { return }
+    session?.draining = nil
     requests.cancel(operation)
   }
 
@@ -92,15 +97,15 @@ extension PulseOutput {
   /// `evenAboveTheMark`), unless a fill is already on its way.
   func scheduleFillLocked(evenAboveTheMark: Bool = false) {
     assertLocked()
-    guard let ring, evenAboveTheMark || ring.wantsRefill,
-      !fillScheduled.exchange(true, ordering: .acquiringAndReleasing)
-    else { return }
-    decodeQueue.async { [self] in
-      fillScheduled.store(false, ordering: .releasing)
+    guard let ring = session?.ring, evenAboveTheMark || ring.wantsRefill else { return }
+    decoding.scheduleFill { [self] in
       // Which decoder feeds the ring is decided when the fill runs, not when it was asked for: a fill still
       // queued behind the one that crossed into the next track would otherwise read the finished track, find
       // its end, and mark the end of the stream there (the next track's last 0.5 s was lost so).
-      let source = locked { ring === self.ring ? (gapless.feedingUpcoming ? gapless.upcoming : decoder) : nil }
+      let source = locked { () -> (any AudioDecoder)? in
+        guard let session, session.ring === ring else { return nil }
+        return session.gapless.feedingUpcoming ? session.gapless.upcoming : session.decoder
+      }
       guard let source else { return }
       fill(ring: ring, decoder: source)
     }
@@ -115,11 +120,11 @@ extension PulseOutput {
     landed: @escaping @Sendable (SeekLanding) -> Void = { _ in }
   ) {
     assertLocked()
-    decodeQueue.async { [self] in
+    decoding.async { [self] in
       let landing = SeekLanding(seeking: decoder, to: frame, orBackTo: fallback)
       let current = locked { () -> Bool in
-        guard ring === self.ring else { return false }
-        readFailure = landing.frame == nil ? landing.error : nil
+        guard session?.ring === ring else { return false }
+        session?.readFailure = landing.frame == nil ? landing.error : nil
         landed(landing)
         return true
       }
@@ -127,16 +132,16 @@ extension PulseOutput {
       let generation = ring.reset(toFrame: landing.frame ?? fallback)
       guard landing.frame != nil else {
         _ = ring.push(UnsafeRawBufferPointer(start: nil, count: 0), generation: generation, endOfTrack: true)
-        return locked { if ring === self.ring { handOverLocked(ring) } }
+        return locked { if session?.ring === ring { handOverLocked(ring) } }
       }
       fill(ring: ring, decoder: decoder)
     }
   }
 
   /// Decodes until the ring is full or the track ends, handing the audio to the server after the first two
-  /// chunks and at the end. Runs on `decodeQueue`, never on the mainloop thread.
+  /// chunks and at the end. Runs on the decoding queue, never on the mainloop thread.
   private func fill(ring: SampleRing, decoder: any AudioDecoder) {
-    dispatchPrecondition(condition: .onQueue(decodeQueue))
+    decoding.assertOnQueue()
     // The first audio after a seek or start must not wait for the whole ring to be decoded: it is handed
     // over after two chunks, and the rest follows in the same call rather than in one wake-up per chunk.
     let chunk = 4096
@@ -156,7 +161,9 @@ extension PulseOutput {
     // With the steady buffer the server holds seconds: an early hand-over would only wake the loop thread once
     // more for the same request.
     let (corkedFill, handOverEarly) = locked {
-      (buffer.corkedFillFrames(sampleRate: sampleRate), buffer.handsOverEarly(running: running))
+      (
+        buffer.corkedFillFrames(sampleRate: sampleRate), buffer.handsOverEarly(running: session?.running ?? false)
+      )
     }
     while true {
       let (generation, free, ended) = ring.fillState
@@ -165,7 +172,7 @@ extension PulseOutput {
       // the rest of the ring is decoded once it plays (the uncork pumps, and the pump refills). Decoding
       // seconds ahead first would take the CPU from the start-up, or from a seek, that waits for the uncork.
       // Checked before each chunk: the fills a corked pump asks for must not add two chunks each.
-      if ring.availableFrames >= corkedFill, !locked({ running }) { break }
+      if ring.availableFrames >= corkedFill, !locked({ session?.running ?? false }) { break }
       let want = min(free, chunk)
       var frames: Int
       var failed = false
@@ -174,7 +181,7 @@ extension PulseOutput {
       } catch {
         // What was decoded still plays; the end of the track is then reported with this error (and the next
         // track, even if offered, takes the usual path so that the failure is about the right track).
-        locked { if ring === self.ring { readFailure = error } }
+        locked { if session?.ring === ring { session?.readFailure = error } }
         frames = 0
         failed = true
       }
@@ -192,13 +199,13 @@ extension PulseOutput {
       chunks += 1
       if frames == 0 { break }
       if handOverEarly, chunks == handOverAfter {
-        locked { if ring === self.ring { handOverLocked(ring) } }
+        locked { if session?.ring === ring { handOverLocked(ring) } }
         wrote = false
       }
     }
     // Also when nothing was written: a prefill that waits on a ring another fill completed is answered here.
     locked {
-      guard ring === self.ring else { return }
+      guard session?.ring === ring else { return }
       if wrote { handOverLocked(ring) } else { releasePrefillWaitersLocked(ring) }
     }
   }
@@ -215,12 +222,12 @@ extension PulseOutput {
   func prefill() -> Future<Void, PlayerError> {
     let (future, resolver) = Future<Void, PlayerError>.pending()
     let ready = locked { () -> Bool in
-      guard let ring else {
+      guard let ring = session?.ring else {
         handOff { resolver.reject(Self.noStream("start")) }
         return false
       }
       if prefilledLocked(ring) { return true }
-      waiters.waitForPrefill(resolver)
+      session?.waiters.waitForPrefill(resolver)
       // A fill normally is on its way (opening and seeking start one); this makes sure of it.
       scheduleFillLocked(evenAboveTheMark: true)
       return false
@@ -240,16 +247,17 @@ extension PulseOutput {
   /// Runs `action` (lock held) once the open stream's ring holds its first audio, at once when it does already;
   /// with `false` when the stream goes first.
   func whenPrefilledLocked(_ action: @escaping (Bool) -> Void) {
-    guard let ring else { return action(false) }
+    guard let ring = session?.ring else { return action(false) }
     if prefilledLocked(ring) { return action(true) }
-    waiters.whenPrefilled(action)
+    session?.waiters.whenPrefilled(action)
     scheduleFillLocked(evenAboveTheMark: true)
   }
 
   /// Resolves the prefill waiters once the decoder has handed over enough audio (decoding queue, lock held).
   private func releasePrefillWaitersLocked(_ ring: SampleRing) {
-    guard waiters.awaitsPrefill, prefilledLocked(ring) else { return }
-    let (resolvers, actions) = waiters.takePrefill()
+    guard session?.waiters.awaitsPrefill == true, prefilledLocked(ring),
+      let (resolvers, actions) = session?.waiters.takePrefill()
+    else { return }
     for action in actions { action(true) }
     if !resolvers.isEmpty { handOff { for resolver in resolvers { resolver.resolve() } } }
   }

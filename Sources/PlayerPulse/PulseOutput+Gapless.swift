@@ -6,36 +6,39 @@ extension PulseOutput {
   /// At the current track's end (decoding queue, lock held): when a next track was offered, marks the
   /// boundary in the ring and returns that track's decoder, and whether it must be rewound first.
   func continueWithUpcomingLocked(ring: SampleRing, generation: UInt64) -> (decoder: any AudioDecoder, rewind: Bool)? {
-    guard ring === self.ring, gapless.canContinue, ring.markBoundary(generation: generation) else { return nil }
-    return gapless.startFeeding()
+    guard session?.ring === ring, session?.gapless.canContinue == true, ring.markBoundary(generation: generation)
+    else { return nil }
+    return session?.gapless.startFeeding()
   }
 
   /// Moves on to the upcoming track once the server has played the boundary: from then on the position counts
   /// from its start, confirmations carry a new stream number, and the controller is told.
   func advanceIfBoundaryPlayedLocked() {
     assertLocked()
-    guard gapless.boundaryFrames != nil, let stream, let usec = streamClockLocked(),
-      let (next, boundary) = gapless.advance(at: usec, anchorStreamTime: clock.anchorStreamTime, sampleRate: sampleRate)
+    guard var session, session.gapless.boundaryFrames != nil, let usec = streamClockLocked(),
+      let (next, boundary) = session.gapless.advance(
+        at: usec, anchorStreamTime: clock.anchorStreamTime, sampleRate: sampleRate)
     else { return }
     let previous = streamNumber
     streamNumber += 1
-    decoder = next
+    session.decoder = next
     let info = next.info
-    gapless.began(by: GaplessAdvance(from: previous, track: info))
+    session.gapless.began(by: GaplessAdvance(from: previous, track: info))
+    self.session = session
     let position = min(Double(usec - boundary.streamTime) / 1e6, info.duration)
     clock.crossed(
-      at: boundary.streamTime, writtenBefore: boundary.writtenFrames, seconds: position, running: running,
+      at: boundary.streamTime, writtenBefore: boundary.writtenFrames, seconds: position, running: session.running,
       now: Self.now())
     let props = pa_proplist_new()
     pa_proplist_sets(props, PA_PROP_MEDIA_NAME, info.displayTitle)
     pa_proplist_sets(props, PA_PROP_MEDIA_FILENAME, info.path)
-    if let operation = pa_stream_proplist_update(stream, PA_UPDATE_REPLACE, props, nil, nil) {
+    if let operation = pa_stream_proplist_update(session.stream, PA_UPDATE_REPLACE, props, nil, nil) {
       pa_operation_unref(operation)
     }
     pa_proplist_free(props)
     let confirmation = OutputConfirmation(
-      position: clock.position, time: Self.now(), running: running, streamNumber: streamNumber,
-      advance: gapless.lastAdvance)
+      position: clock.position, time: Self.now(), running: session.running, streamNumber: streamNumber,
+      advance: session.gapless.lastAdvance)
     announceLocked(.trackAdvanced(from: previous, confirmation, track: info))
   }
 
@@ -44,8 +47,8 @@ extension PulseOutput {
   /// stands still, and `start` schedules the check again.
   func scheduleBoundaryCheckLocked() {
     // A stale clock schedules nothing: the check is scheduled again once it is fresh.
-    guard running, let context, let now = streamClockLocked(),
-      let wait = gapless.wait(from: now, anchorStreamTime: clock.anchorStreamTime, sampleRate: sampleRate)
+    guard let session, session.running, let context, let now = streamClockLocked(),
+      let wait = session.gapless.wait(from: now, anchorStreamTime: clock.anchorStreamTime, sampleRate: sampleRate)
     else { return }
     let expected = streamNumber
     timers.boundary.schedule(at: pa_rtclock_now() + pa_usec_t(wait * 1e6) + 2_000, on: context) { [weak self] in

@@ -30,9 +30,10 @@ extension PulseOutput {
     Void, PlayerError
   > {
     let made = locked { () -> PreparedStream? in
-      guard !opened, prepared == nil else { return nil }
-      prepared = PreparedStream(decoder: decoder, playing: cleared != nil)
-      return prepared
+      guard case .awaited(prepared: .none) = firstOpen else { return nil }
+      let entry = PreparedStream(decoder: decoder, playing: cleared != nil)
+      firstOpen = .awaited(prepared: entry)
+      return entry
     }
     guard let entry = made else { return .cancelled() }
     cleared?.whenComplete { [self] outcome in
@@ -40,7 +41,7 @@ extension PulseOutput {
       if case .success = outcome { succeeded = true } else { succeeded = false }
       let record = { self.performLocked(entry.start.clearanceSettled(succeeded: succeeded), for: entry) }
       // Settled on the mainloop thread, this runs there, where the lock is held already.
-      if pa_threaded_mainloop_in_thread(mainloop) != 0 { record() } else { locked(record) }
+      if loop.isCurrentThread { record() } else { locked(record) }
     }
     // The stream is asked for in the callback that reports the handshake done, as a C client would: going
     // through a future there cost a thread hand-over before the stream could even be requested.
@@ -79,7 +80,7 @@ extension PulseOutput {
 
   /// Uncorks a stream prepared to play (lock held); its `ready` future settles with the acknowledgement.
   func uncorkPreparedLocked(_ entry: PreparedStream) {
-    guard let stream, streamNumber == entry.stream, !entry.dropped else {
+    guard let stream = session?.stream, streamNumber == entry.stream, !entry.dropped else {
       return handOff { entry.resolver.settle(with: .cancelled) }
     }
     let failed: (PlayerError) -> Void = { error in self.handOff { entry.resolver.reject(error) } }
@@ -95,9 +96,9 @@ extension PulseOutput {
   /// Takes the stream ``prepare(_:playingWhen:)`` made when the first `open` asks for exactly it (lock held):
   /// returns it, or marks it dropped and returns nil.
   func takePreparedLocked(for decoder: any AudioDecoder, at seconds: Double, volume: Int?) -> PreparedStream? {
-    opened = true
+    guard case .awaited(let prepared) = firstOpen else { return nil }
+    firstOpen = .came
     guard let entry = prepared else { return nil }
-    prepared = nil
     if entry.decoder === decoder, seconds == 0, volume == nil { return entry }
     entry.dropped = true
     return nil
@@ -110,12 +111,27 @@ extension PulseOutput {
       locked {
         // A stream that plays may have taken in all of a short track while nobody listened: its drain begins
         // now that somebody does.
+        let running = session?.running ?? false
         if running { pumpLocked() }
         return OutputConfirmation(
           position: running ? positionLocked() : 0, time: Self.now(), running: running, streamNumber: entry.stream,
           device: deviceNameLocked, volume: volume.level)
       }
     }
+  }
+}
+
+/// Before the first `open`, a stream may be prepared for it; from that `open` on the controller decides about
+/// streams, and nothing is prepared.
+enum FirstOpen {
+  /// No `open` yet; the stream ``PulseOutput/prepare(_:playingWhen:)`` is making for it, if any.
+  case awaited(prepared: PreparedStream?)
+  /// The first `open` came.
+  case came
+
+  /// Whether the first `open` came: a stream's end is acted on only then (nobody would hear of it before).
+  var hasCome: Bool {
+    if case .came = self { true } else { false }
   }
 }
 

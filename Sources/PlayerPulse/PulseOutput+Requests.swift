@@ -11,7 +11,7 @@ extension PulseOutput {
   ) -> Future<T, PlayerError> {
     let (future, resolver) = Future<T, PlayerError>.pending()
     locked {
-      guard let stream, pa_stream_get_state(stream) == PA_STREAM_READY else {
+      guard let stream = session?.stream, pa_stream_get_state(stream) == PA_STREAM_READY else {
         return handOff { resolver.reject(Self.noStream(name)) }
       }
       body(stream, resolver)

@@ -3,8 +3,6 @@ import PlayerCore
 
 // The playback stream: creating it, following its state, tearing it down.
 extension PulseOutput {
-  var ringChannels: Int { ring?.channels ?? 2 }
-
   /// The current stream's sample rate.
   var sampleRate: Int { clock.sampleRate }
 
@@ -48,13 +46,8 @@ extension PulseOutput {
       return ready(.failure(.outputFailed(operation: "open", detail: lastErrorLocked())))
     }
     pa_proplist_free(props)
-    stream = s
+    session = StreamSession(stream: s, ring: ring, sampleFormat: format, decoder: decoder)
     streamNumber += 1
-    self.decoder = decoder
-    readFailure = nil
-    sampleFormat = format
-    self.ring = ring
-    running = false
     self.volume.streamCreated(volume: volume)
     let frame = Int64((seconds * Double(info.sampleRate)).rounded())
     clock.streamCreated(
@@ -68,7 +61,7 @@ extension PulseOutput {
 
     let me = Unmanaged.passUnretained(self).toOpaque()
     // Ready once the server has made it and its volume is known.
-    waiters.waitForReady { [self] result in
+    session?.waiters.waitForReady { [self] result in
       guard case .success = result else { return ready(result) }
       settleNewStreamVolumeLocked(s) { ready(.success(())) }
     }
@@ -102,21 +95,21 @@ extension PulseOutput {
       pa_stream_connect_playback(s, configuration.sink, &attr, flags, self.volume.explicit == nil ? nil : levels, nil)
     }
     if connected < 0 {
-      _ = waiters.takeReady()
+      _ = session?.waiters.takeReady()
       teardownStreamLocked()
       ready(.failure(.outputFailed(operation: "open", detail: lastErrorLocked())))
     }
   }
 
   private func streamStateChangedLocked() {
-    guard let stream else { return }
+    guard let stream = session?.stream else { return }
     switch pa_stream_get_state(stream) {
     case PA_STREAM_READY:
       requestTimingLocked()
-      waiters.takeReady()?(.success(()))
+      session?.waiters.takeReady()?(.success(()))
     case PA_STREAM_FAILED, PA_STREAM_TERMINATED:
       let detail = lastErrorLocked()
-      if let ready = waiters.takeReady() {
+      if let ready = session?.waiters.takeReady() {
         teardownStreamLocked()
         ready(.failure(.outputFailed(operation: "open", detail: detail)))
       } else if connection.isReady {
@@ -133,7 +126,7 @@ extension PulseOutput {
 
   /// The sink the open stream plays to, as the server last said.
   var deviceNameLocked: String? {
-    guard let stream, let name = pa_stream_get_device_name(stream) else { return nil }
+    guard let stream = session?.stream, let name = pa_stream_get_device_name(stream) else { return nil }
     return String(cString: name)
   }
 
@@ -148,37 +141,29 @@ extension PulseOutput {
   private func failPendingStreamOperationsLocked(_ error: PlayerError) {
     requests.fail(with: error) { $0.name != "volume" }
     // Pauses whose cork was acknowledged wait for no operation of theirs, only for the next timing update.
-    for cork in waiters.takeTiming() { cork.fail(error) }
+    for cork in session?.waiters.takeTiming() ?? [] { cork.fail(error) }
   }
 
   /// Disconnects the stream and forgets everything about it; what waited for it is cancelled.
   func teardownStreamLocked() {
     assertLocked()
-    if let stream {
-      pa_stream_set_state_callback(stream, nil, nil)
-      pa_stream_set_write_callback(stream, nil, nil)
-      pa_stream_set_underflow_callback(stream, nil, nil)
-      pa_stream_set_moved_callback(stream, nil, nil)
-      pa_stream_set_latency_update_callback(stream, nil, nil)
-      failPendingStreamOperationsLocked(.cancelled)
-      pa_stream_disconnect(stream)
-      pa_stream_unref(stream)
-    }
-    stream = nil
+    timers.drain.cancel()
+    clock.refreshed()
+    guard let stream = session?.stream else { return }
+    pa_stream_set_state_callback(stream, nil, nil)
+    pa_stream_set_write_callback(stream, nil, nil)
+    pa_stream_set_underflow_callback(stream, nil, nil)
+    pa_stream_set_moved_callback(stream, nil, nil)
+    pa_stream_set_latency_update_callback(stream, nil, nil)
+    failPendingStreamOperationsLocked(.cancelled)
+    pa_stream_disconnect(stream)
+    pa_stream_unref(stream)
+    guard var ended = session.take() else { return }
+    ended.ring.invalidate()
     // An `open` (or a prepared stream) still waiting for the server to create this stream will not get it.
-    waiters.takeReady()?(.failure(.cancelled))
-    _ = waiters.takeTiming()
-    let (resolvers, actions) = waiters.takePrefill()
+    ended.waiters.takeReady()?(.failure(.cancelled))
+    let (resolvers, actions) = ended.waiters.takePrefill()
     if !resolvers.isEmpty { handOff { for resolver in resolvers { resolver.reject(.cancelled) } } }
     for action in actions { action(false) }
-    ring?.invalidate()
-    ring = nil
-    decoder = nil
-    gapless = GaplessBoundary()
-    clock.refreshed()
-    running = false
-    draining = nil
-    timers.drain.cancel()
-    endConfirmed = false
   }
 }

@@ -4,14 +4,14 @@ import PlayerCore
 // The server's clock: timing updates, the position they give, and the anchor after a flush.
 extension PulseOutput {
   /// How many timing updates the server has answered so far: tests check that a paused stream asks for none.
-  var timingUpdatesAnswered: Int { locked { timingUpdates } }
+  var timingUpdatesAnswered: Int { locked { clock.timingUpdates } }
 
   /// Asks the server for a timing update and does not wait for it (lock held); the latency-update callback
   /// sees it arrive. The clock (``streamClockLocked()``) says nothing true after a cork, an uncork or a flush
   /// until an update taken after it arrives, so one is requested right behind each.
   func requestTimingLocked() {
     assertLocked()
-    guard let stream, let operation = pa_stream_update_timing_info(stream, nil, nil) else { return }
+    guard let stream = session?.stream, let operation = pa_stream_update_timing_info(stream, nil, nil) else { return }
     pa_operation_unref(operation)
   }
 
@@ -29,7 +29,7 @@ extension PulseOutput {
 
   /// The timing timer fired (mainloop thread): one more update while audio flows, none once corked.
   private func timingTimerFired() {
-    guard running, stream != nil else { return }
+    guard session?.running == true else { return }
     requestTimingLocked()
     applyBufferLocked(
       buffer.timingDue(flowing: audioFlowsLocked, bytesPerSecond: Self.bytesPerSecond(streamSpecLocked)))
@@ -39,15 +39,21 @@ extension PulseOutput {
   /// A timing update arrived (mainloop thread): the pauses whose cork was acknowledged before it can confirm, and
   /// the steady buffer may let the sink hold more once the update shows its queue full.
   func timingUpdatedLocked() {
-    timingUpdates += 1
+    clock.timingUpdateArrived()
     relaxSinkLatencyLocked()
-    for cork in waiters.takeTiming() { cork.answer() }
+    for cork in session?.waiters.takeTiming() ?? [] { cork.answer() }
+  }
+
+  /// Lets `waiter` answer at the stream's next timing update (lock held); without a stream it fails at once.
+  func waitForTimingLocked(_ waiter: TimingWaiter) {
+    guard session != nil else { return waiter.fail(.outputLost(detail: "the stream is gone")) }
+    session?.waiters.waitForTiming(waiter)
   }
 
   /// After a flush the server's read index is where new audio will start: record the stream time there as
   /// the anchor for `seconds`.
   func anchorAfterFlushLocked(seconds: Double, _ done: @escaping (Result<Void, PlayerError>) -> Void) {
-    guard let stream else { return done(.failure(.outputLost(detail: "the stream is gone"))) }
+    guard let stream = session?.stream else { return done(.failure(.outputLost(detail: "the stream is gone"))) }
     issueLocked(
       "timing", start: { ticket in pa_stream_update_timing_info(stream, PulseOperation.streamCallback, ticket) },
       completion: { [self] _ in
@@ -63,7 +69,8 @@ extension PulseOutput {
     let position = positionLocked()
     let now = Self.now()
     return OutputConfirmation(
-      position: position, time: now, running: running, streamNumber: streamNumber, advance: gapless.lastAdvance,
+      position: position, time: now, running: session?.running ?? false, streamNumber: streamNumber,
+      advance: session?.gapless.lastAdvance,
       movesAt: movesAtLocked(position: position, now: now))
   }
 
@@ -71,7 +78,7 @@ extension PulseOutput {
   /// a resume or a seek, by the sink's latency; on a null sink nobody records, once the 2-second block it
   /// rendered before has played out (a view's clock ran 1.8 s ahead of the audio there). Nil once heard.
   private func movesAtLocked(position: Double, now: UInt64) -> UInt64? {
-    guard running, let signed = signedStreamClockLocked() else { return nil }
+    guard session?.running == true, let signed = signedStreamClockLocked() else { return nil }
     return clock.movesAt(position: position, signedClock: signed, now: now)
   }
 
@@ -81,8 +88,10 @@ extension PulseOutput {
   func positionLocked() -> Double {
     assertLocked()
     advanceIfBoundaryPlayedLocked()
-    guard let info = decoder?.info else { return clock.position }
-    return clock.position(streamClock: streamClockLocked(), at: Self.now(), running: running, duration: info.duration)
+    guard let session else { return clock.position }
+    return clock.position(
+      streamClock: streamClockLocked(), at: Self.now(), running: session.running,
+      duration: session.decoder.info.duration)
   }
 
   /// The server's playback clock now, in µs of the stream: the stream time of the frame being heard, as
@@ -95,14 +104,14 @@ extension PulseOutput {
 
   /// ``streamClockLocked()``, negative while the sink still plays what it holds from before the stream's start.
   private func signedStreamClockLocked() -> Int64? {
-    guard !clock.isStale, let stream, let timing = pa_stream_get_timing_info(stream),
+    guard !clock.isStale, let session, let timing = pa_stream_get_timing_info(session.stream),
       timing.pointee.read_index_corrupt == 0, timing.pointee.read_index >= 0,
-      let spec = pa_stream_get_sample_spec(stream)
+      let spec = pa_stream_get_sample_spec(session.stream)
     else { return nil }
     let info = timing.pointee
     let read = Int64(pa_bytes_to_usec(UInt64(info.read_index), spec))
     // Corked, nothing is heard: the clock stands at the read index, where the next frame will play from.
-    guard running else { return read }
+    guard session.running else { return read }
     // The frame being heard is the sink's latency behind the read index, which has moved on since the update
     // while the server played.
     var usec = read - Int64(info.sink_usec)

@@ -15,7 +15,7 @@ extension PulseOutput {
           completion: { [self] ok in
             guard ok else { return started.fail(.outputFailed(operation: "start", detail: lastErrorLocked())) }
             startedLocked()
-            waiters.waitForTiming(started)
+            waitForTimingLocked(started)
           }, failure: started.fail)
       }
     }
@@ -46,9 +46,9 @@ extension PulseOutput {
   /// boundary is watched for again; the clock is trusted from the timing update requested behind the uncork.
   func startedLocked() {
     clock.uncorked(at: Self.now())
-    running = true
+    session?.running = true
     // Weak: a waiter left in the list when the stream goes must not keep the output alive.
-    waiters.waitForTiming(
+    waitForTimingLocked(
       TimingWaiter { [weak self] result in
         guard let self else { return }
         clock.refreshed()
@@ -75,11 +75,11 @@ extension PulseOutput {
         },
         completion: { [self] ok in
           guard ok else { return cork.fail(.outputFailed(operation: "pause", detail: lastErrorLocked())) }
-          running = false
+          session?.running = false
           // Not even one more firing to find the stream corked: a paused player does not wake.
           timers.timing.cancel()
           cancelDrainLocked()
-          waiters.waitForTiming(cork)
+          waitForTimingLocked(cork)
         }, failure: cork.fail)
     }
   }
@@ -99,16 +99,16 @@ extension PulseOutput {
   private func reposition(to seconds: Double, name: String, resume: Bool?) -> Future<OutputConfirmation, PlayerError> {
     withOpenStream(name) { [self] stream, resolver in
       let heard = positionLocked()
-      guard let ring, let decoder else { return handOff { resolver.reject(Self.noStream(name)) } }
-      let wasRunning = running
+      guard let session else { return handOff { resolver.reject(Self.noStream(name)) } }
+      let (ring, decoder, wasRunning) = (session.ring, session.decoder, session.running)
       let target = min(max(Int64((seconds * Double(sampleRate)).rounded()), 0), decoder.info.frames)
       let before = min(max(Int64((heard * Double(sampleRate)).rounded()), 0), decoder.info.frames)
       cancelDrainLocked()
-      endConfirmed = false
       ring.invalidate()
-      running = false
+      self.session?.endConfirmed = false
+      self.session?.running = false
       // Back into the current track: the next one, if it was being decoded already, starts over later.
-      gapless.repositioned()
+      self.session?.gapless.repositioned()
       if wasRunning {
         issueLocked(
           name + " (cork)", start: { done in pa_stream_cork(stream, 1, PulseOperation.streamCallback, done) },

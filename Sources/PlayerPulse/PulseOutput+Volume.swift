@@ -23,7 +23,8 @@ extension PulseOutput {
     let facility = event.rawValue & PA_SUBSCRIPTION_EVENT_FACILITY_MASK.rawValue
     let kind = event.rawValue & PA_SUBSCRIPTION_EVENT_TYPE_MASK.rawValue
     guard facility == PA_SUBSCRIPTION_EVENT_SINK_INPUT.rawValue, kind == PA_SUBSCRIPTION_EVENT_CHANGE.rawValue,
-      let context, let stream, pa_stream_get_state(stream) == PA_STREAM_READY, pa_stream_get_index(stream) == index
+      let context, let stream = session?.stream, pa_stream_get_state(stream) == PA_STREAM_READY,
+      pa_stream_get_index(stream) == index
     else { return }
     let query = pa_context_get_sink_input_info(
       context, index,
@@ -40,7 +41,7 @@ extension PulseOutput {
   /// The server's volume of a sink input (mainloop thread): a change that splay did not make is an event, unless
   /// it is a session manager's restore of a new stream that overrides an explicit volume: that is undone.
   private func sinkInputVolumeReadLocked(index: UInt32, level: pa_volume_t) {
-    guard let stream, pa_stream_get_index(stream) == index else { return }
+    guard let stream = session?.stream, pa_stream_get_index(stream) == index else { return }
     switch volume.reported(level: Self.percent(level), at: Self.now()) {
     case .ignore: break
     case .reassert(let explicit): applyVolumeLocked(explicit, to: stream) { _ in }
@@ -51,7 +52,7 @@ extension PulseOutput {
   /// The server's mute flag of a sink input (mainloop thread): a change splay did not make is an event, unless a
   /// session manager restores a saved flag onto a new stream: splay's flag is set again.
   private func sinkInputMuteReadLocked(index: UInt32, muted: Bool) {
-    guard let stream, pa_stream_get_index(stream) == index else { return }
+    guard let stream = session?.stream, pa_stream_get_index(stream) == index else { return }
     switch volume.reported(muted: muted, at: Self.now()) {
     case .ignore: break
     case .reassert(let muted): applyMuteLocked(muted, to: stream) { _ in }
@@ -63,7 +64,9 @@ extension PulseOutput {
   public func setMute(_ muted: Bool) -> Future<Bool, PlayerError> {
     let (future, resolver) = Future<Bool, PlayerError>.pending()
     locked {
-      guard context != nil, connection.isReady, let stream, pa_stream_get_state(stream) == PA_STREAM_READY else {
+      guard context != nil, connection.isReady, let stream = session?.stream,
+        pa_stream_get_state(stream) == PA_STREAM_READY
+      else {
         volume.set(muted: muted)
         handOff { resolver.resolve(muted) }
         return
@@ -97,7 +100,7 @@ extension PulseOutput {
 
   /// The stream's volume and mute flag as last read from the server or acknowledged by it.
   public var serverVolume: (level: Int, muted: Bool)? {
-    locked { stream == nil ? nil : (volume.level, volume.muted) }
+    locked { session == nil ? nil : (volume.level, volume.muted) }
   }
 
   static func percent(_ volume: pa_volume_t) -> Int {
@@ -111,7 +114,7 @@ extension PulseOutput {
   ) {
     guard let context else { return done(.failure(.outputLost(detail: "\(serverName): not connected"))) }
     var levels = pa_cvolume()
-    pa_cvolume_set(&levels, UInt32(max(1, ringChannels)), Self.paVolume(level))
+    pa_cvolume_set(&levels, UInt32(max(1, session?.ring.channels ?? 2)), Self.paVolume(level))
     let index = pa_stream_get_index(stream)
     issueLocked(
       "volume",
@@ -138,7 +141,7 @@ extension PulseOutput {
       "volume (read)",
       start: { ticket in pa_context_get_sink_input_info(context, index, PulseOperation.sinkInputCallback, ticket) },
       completion: { [self] _ in
-        guard let level = reading.volume, self.stream == stream else { return done() }
+        guard let level = reading.volume, session?.stream == stream else { return done() }
         let fix = volume.newStreamRead(level: Self.percent(level))
         // A muted player's next stream is muted too, before its first audio.
         let mute = { [self] in fix.mute ? applyMuteLocked(true, to: stream) { _ in done() } : done() }

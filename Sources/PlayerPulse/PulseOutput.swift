@@ -14,7 +14,7 @@ import Synchronization
 /// Threads: one `pa_threaded_mainloop` runs libpulse. Its callbacks copy audio and record acknowledgements;
 /// they never decode, wait or run user code — futures are settled from the consumer's executor
 /// (``deliver(on:)``, the controller's) or else from a queue of its own (``OutputDelivery``), so a continuation can call straight back
-/// into this output. Decoding runs on `decodeQueue`, into a ``SampleRing``.
+/// into this output. Decoding runs on a ``DecodeQueue``, into a ``SampleRing``.
 ///
 /// Which acknowledgement settles which operation:
 /// - `start`: the uncork (`pa_stream_cork(s, 0)`) callback, after the ring was prefilled;
@@ -33,8 +33,9 @@ import Synchronization
 ///
 /// Mutable state is confined: every `var` below is read and written only with the mainloop lock held (or
 /// on the mainloop thread, which holds it while running callbacks), which the compiler cannot check — hence
-/// `@unchecked Sendable` on this class alone. Methods that need the lock end in `Locked`; ``locked(_:)``
-/// takes it, and ``assertLocked(function:)`` checks it in debug builds.
+/// `@unchecked Sendable`. Methods that need the lock end in `Locked`; ``locked(_:)`` takes it, and
+/// ``assertLocked(function:)`` checks it in debug builds. What belongs to one stream is a ``StreamSession``,
+/// held only while the stream exists.
 ///
 /// The jobs live in files of their own: the connection (`+Connection`), the stream (`+Stream`), start, pause,
 /// seek and stop (`+Transport`), the audio path (`+Feeding`), timing and position (`+Timing`), the server's
@@ -72,62 +73,42 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
   }
 
   let configuration: Configuration
-  let mainloop: OpaquePointer
+  /// The libpulse mainloop and its lock (see ``ThreadedMainloop``).
+  let loop: ThreadedMainloop
   /// Where futures settle and events go (see ``OutputDelivery``).
   let delivery = OutputDelivery(label: "splay.pulse.settle")
-  let decodeQueue = DispatchQueue(label: "splay.pulse.decode", qos: .userInitiated)
-  let fillScheduled = Atomic<Bool>(false)
+  /// Decodes into the stream's ring (see ``DecodeQueue``).
+  let decoding = DecodeQueue()
 
   // Guarded by the mainloop lock; the methods that touch them say so with a `Locked` suffix.
-  /// The thread in ``locked(_:)``, for ``assertLocked(function:)``.
-  private var lockHolder: pthread_t?
   var context: OpaquePointer?
   /// Whether the context is ready, and who waits for it (see ``ConnectionState``).
   var connection = ConnectionState()
   /// The stream's buffer at the server and the timing schedule (see ``BufferPolicy``).
   var buffer: BufferPolicy
-  /// What waits on the stream: its creation, its first audio, a timing update (see ``StreamWaiters``).
-  var waiters = StreamWaiters()
   /// The mainloop timers (see ``MainloopTimers``).
   let timers: MainloopTimers
   /// The libpulse operations in flight.
   let requests = PulseRequests()
-  var stream: OpaquePointer?
-  var decoder: (any AudioDecoder)?
-  var ring: SampleRing?
-  var running = false
-  /// The current stream's sample format (its ring's and the server's).
-  var sampleFormat = DecodedSampleFormat.float32
+  /// The stream and what feeds it, while one exists (see ``StreamSession``).
+  var session: StreamSession?
   /// The anchor, the frames written since and the confirmed position (see ``StreamClock``).
   var clock = StreamClock()
-  var draining: PulseOperation?
-  /// The drain of the current track was acknowledged: its end was reported, and no next track may follow it.
-  var endConfirmed = false
-  /// Why the decoder stopped before the end of the track (the file was truncated while playing), if it did.
-  var readFailure: PlayerError?
   /// The stream's volume and mute flag, and the restore watch (see ``StreamVolume``).
   var volume = StreamVolume()
   /// Counts streams, so that events about a replaced stream can be told apart. A gapless track change counts
   /// as a new stream too: confirmations after it are about the next track.
   var streamNumber: UInt64 = 0
-  /// The track that follows the current one in this stream, and where it begins.
-  var gapless = GaplessBoundary()
-  /// Timing updates the server answered, for every stream of this output.
-  var timingUpdates = 0
-  /// The stream ``prepare(_:playingWhen:)`` is making ahead of the first `open`, until that `open` takes it or
-  /// replaces it.
-  var prepared: PreparedStream?
-  /// Set by the first `open`: from then on the controller decides about streams, and nothing is prepared.
-  var opened = false
+  /// Whether the first `open` came, and the stream prepared for it until then (see ``FirstOpen``).
+  var firstOpen = FirstOpen.awaited(prepared: nil)
 
   /// Creates an output; it connects on the first `open` or `prepare` (or at ``connectEarly()``).
   public init(configuration: Configuration = Configuration()) {
     self.configuration = configuration
     buffer = BufferPolicy(
       targetLatency: configuration.targetLatency, steadyLatency: configuration.steadyLatency)
-    mainloop = pa_threaded_mainloop_new()
-    timers = MainloopTimers(mainloop: mainloop)
-    pa_threaded_mainloop_start(mainloop)
+    loop = ThreadedMainloop()
+    timers = MainloopTimers(mainloop: loop.pointer)
   }
 
   /// A connection to the server begun before its output existed: a started `pa_threaded_mainloop` and a
@@ -151,8 +132,8 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
     self.configuration = configuration
     buffer = BufferPolicy(
       targetLatency: configuration.targetLatency, steadyLatency: configuration.steadyLatency)
-    mainloop = connection.mainloop
-    timers = MainloopTimers(mainloop: mainloop)
+    loop = ThreadedMainloop(adopting: connection.mainloop)
+    timers = MainloopTimers(mainloop: loop.pointer)
     locked {
       context = connection.context
       watchContextLocked(connection.context)
@@ -162,28 +143,9 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
   }
 
   deinit {
-    // The last reference may go away inside a libpulse callback (a continuation that held the output ran
-    // there). The loop thread already holds the lock then, and may not stop or free its own loop: tear the
-    // stream and context down in place and leave the loop to another thread.
-    let inLoop = pa_threaded_mainloop_in_thread(mainloop) != 0
-    if !inLoop {
-      pa_threaded_mainloop_lock(mainloop)
-      lockHolder = pthread_self()
-    }
-    teardownStreamLocked()
-    teardownContextLocked(error: .outputLost(detail: "the output was closed"))
-    if inLoop {
-      let loop = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(mainloop)))
-      // A serial queue: the global pool would start libdispatch's once-a-second monitor for good.
-      DispatchQueue(label: "splay.pulse.free").async {
-        guard let mainloop = OpaquePointer(bitPattern: loop) else { return }
-        pa_threaded_mainloop_stop(mainloop)
-        pa_threaded_mainloop_free(mainloop)
-      }
-    } else {
-      pa_threaded_mainloop_unlock(mainloop)
-      pa_threaded_mainloop_stop(mainloop)
-      pa_threaded_mainloop_free(mainloop)
+    loop.shutDown {
+      teardownStreamLocked()
+      teardownContextLocked(error: .outputLost(detail: "the output was closed"))
     }
   }
 
@@ -249,7 +211,9 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
     let level = min(max(percent, 0), 100)
     let (future, resolver) = Future<Int, PlayerError>.pending()
     locked {
-      guard context != nil, connection.isReady, let stream, pa_stream_get_state(stream) == PA_STREAM_READY else {
+      guard context != nil, connection.isReady, let stream = session?.stream,
+        pa_stream_get_state(stream) == PA_STREAM_READY
+      else {
         // No stream: the level is applied when the next stream is created, with that stream's acknowledgement.
         volume.requestedWithoutStream(level)
         handOff { resolver.resolve(level) }
@@ -274,22 +238,29 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
   public func prepareNext(_ decoder: any AudioDecoder, following stream: UInt64) -> Future<Bool, PlayerError> {
     let next = decoder.info
     let accepted = locked { () -> Bool in
-      guard self.stream != nil, let ring, let current = self.decoder, streamNumber == stream,
-        !gapless.feedingUpcoming, current.info.sampleRate == next.sampleRate, current.info.channels == next.channels,
+      guard var session, streamNumber == stream, !session.gapless.feedingUpcoming else { return false }
+      let current = session.decoder
+      guard current.info.sampleRate == next.sampleRate, current.info.channels == next.channels,
         current.nativeSampleFormat == decoder.nativeSampleFormat
       else { return false }
-      gapless.offer(decoder)
       // The decoder may already have queued the current track's end: continue the ring until the drain has
       // begun (it waits until the server holds at most `targetLatency` of the track); after that, it is too late.
+      let ring = session.ring
       if ring.fillState.endOfTrack {
-        guard draining == nil, !endConfirmed, ring.markBoundary(generation: ring.fillState.generation) else {
-          gapless.withdraw()
+        guard session.draining == nil, !session.endConfirmed, ring.markBoundary(generation: ring.fillState.generation)
+        else {
+          // Too late for this one, and for any offered before it.
+          self.session?.gapless.withdraw()
           return false
         }
-        _ = gapless.startFeeding()
+        session.gapless.offer(decoder)
+        _ = session.gapless.startFeeding()
+        self.session = session
         // The end that the drain waited for is not the stream's end any more.
         cancelDrainLocked()
         scheduleFillLocked(evenAboveTheMark: true)
+      } else {
+        self.session?.gapless.offer(decoder)
       }
       return true
     }
@@ -304,25 +275,13 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
 
   /// Runs `body` with the mainloop lock held. Never called on the mainloop thread itself.
   func locked<T>(_ body: () -> T) -> T {
-    assert(pa_threaded_mainloop_in_thread(mainloop) == 0, "the mainloop thread holds the lock already")
-    pa_threaded_mainloop_lock(mainloop)
-    // The lock is recursive: an inner `locked` must leave the outer one's holder in place.
-    let outer = lockHolder
-    lockHolder = pthread_self()
-    defer {
-      lockHolder = outer
-      pa_threaded_mainloop_unlock(mainloop)
-    }
-    return body()
+    loop.locked(body)
   }
 
   /// Checks, in debug builds, the rule a `Locked` suffix states: the caller holds the mainloop lock, through
   /// ``locked(_:)`` or as the mainloop thread running a callback.
   func assertLocked(function: StaticString = #function) {
-    assert(
-      pa_threaded_mainloop_in_thread(mainloop) != 0
-        || lockHolder.map { pthread_equal($0, pthread_self()) != 0 } == true,
-      "\(function) needs the mainloop lock")
+    loop.assertLocked(function: function)
   }
 
   /// Settles futures and reports events on `executor` from now on (the controller's): the answer then wakes

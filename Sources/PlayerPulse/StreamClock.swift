@@ -17,9 +17,17 @@ struct StreamClock: Sendable {
   /// the server's clock is not read (the position holds, no gapless boundary is taken as played).
   private(set) var isStale = false
   private var filter = PositionFilter()
+  /// Timing updates the server answered, for every stream of the output: tests check that a paused stream asks
+  /// for none.
+  private(set) var timingUpdates = 0
 
   /// The last confirmed position.
   var position: Double { filter.position }
+
+  /// The server answered a timing update.
+  mutating func timingUpdateArrived() {
+    timingUpdates += 1
+  }
 
   /// A new stream of `sampleRate` starts at `seconds`.
   mutating func streamCreated(at seconds: Double, sampleRate: Int) {

@@ -200,5 +200,5 @@ extension PulseOutput {
   }
 
   /// The decoder reached the end of the last track offered and every frame of it was written to the server.
-  fileprivate var wholeTrackIsAtTheServer: Bool { locked { ring?.drained ?? false } }
+  fileprivate var wholeTrackIsAtTheServer: Bool { locked { session?.ring.drained ?? false } }
 }
