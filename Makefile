@@ -72,7 +72,7 @@ test-servers:
 # SPLAY_SANITIZER: the stream-cycle test does not bound resident memory under a sanitizer's shadow memory.
 TSAN_TEST := SPLAY_SANITIZER=thread $(SWIFT) test --sanitize=thread --scratch-path .build-tsan
 tsan: deps
-	@scripts/with-pulse-sandbox bash -c '$(TSAN_TEST) --filter FuturesTests && $(TSAN_TEST) --skip-build --filter "PlayerCoreTests|ControlProtocolTests"'
+	@scripts/with-pulse-sandbox bash -c '$(TSAN_TEST) --filter FuturesTests && $(TSAN_TEST) --skip-build --filter "PlayerLogicTests|PlayerCoreTests|ControlProtocolTests"'
 
 # libFuzzer targets for the command-line, script and protocol parsers (Fuzz/), each run for FUZZ_SECONDS from
 # the seed corpus in Fuzz/corpus; a crash fails the target and is kept in .build/fuzz/artifacts.
@@ -90,6 +90,7 @@ asan: deps
 
 lint:
 	$(SWIFT_FORMAT) lint --strict --recursive --configuration .swift-format $(LINT_PATHS)
+	scripts/check-layering
 
 format:
 	$(SWIFT_FORMAT) format --in-place --recursive --configuration .swift-format $(LINT_PATHS)

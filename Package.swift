@@ -88,6 +88,23 @@ let package = Package(
     ),
     // Shared by the test suites that record the sandbox's null sink; not a product.
     .target(name: "AudioTestSupport", dependencies: ["Futures"], path: "Tests/AudioTestSupport"),
+    // The controller on a simulated output and fake decoders, for tests of either kind below.
+    .target(
+      name: "PlayerTestSupport", dependencies: ["PlayerCore", "PlayerScripts", "Futures"],
+      path: "Tests/PlayerTestSupport"),
+    // The player's logic, tested without libpulse, libsndfile, FFmpeg or FAAD2 (`scripts/check-layering`).
+    .testTarget(
+      name: "PlayerLogicTests",
+      dependencies: [
+        "PlayerCore",
+        "PlayerLibrary",
+        "PlayerScripts",
+        "PlayerTestSupport",
+        "Futures",
+        "AudioTestSupport",
+        .product(name: "PropertyBased", package: "swift-property-based"),
+      ]
+    ),
     .testTarget(name: "FuturesTests", dependencies: ["Futures"]),
     .testTarget(
       name: "PlayerCoreTests",
@@ -99,6 +116,7 @@ let package = Package(
         "PlayerScripts",
         "Futures",
         "AudioTestSupport",
+        "PlayerTestSupport",
         "CPulseAudio",
         .product(name: "PropertyBased", package: "swift-property-based"),
       ]
@@ -111,7 +129,9 @@ let package = Package(
         .product(name: "PropertyBased", package: "swift-property-based"),
       ]
     ),
-    .testTarget(name: "PlayerCLITests", dependencies: [
+    .testTarget(
+      name: "PlayerCLITests",
+      dependencies: [
         "PlayerCore", "PlayerDecoding", "PlayerLibrary", "PlayerPulse", "PlayerScripts", "AudioTestSupport",
       ]),
   ]

@@ -1,3 +1,4 @@
+import PlayerTestSupport
 import Testing
 
 @testable import PlayerCore

@@ -1,5 +1,6 @@
 import PlayerCore
 import PlayerDecoding
+import PlayerTestSupport
 import Synchronization
 import Testing
 

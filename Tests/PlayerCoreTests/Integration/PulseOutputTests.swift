@@ -5,6 +5,7 @@ import PlayerCore
 import PlayerDecoding
 import PlayerPulse
 import PlayerScripts
+import PlayerTestSupport
 import Testing
 
 /// PulseOutput against the real (private, null-sink) server, judged by what reached the sink's monitor.

@@ -5,6 +5,7 @@ import Futures
 import PlayerCore
 import PlayerDecoding
 import PlayerPulse
+import PlayerTestSupport
 import Testing
 
 /// What `splay play` starts before it has parsed its command line, against the real server: the connection it

@@ -4,6 +4,7 @@ import Futures
 import PlayerCore
 import PlayerDecoding
 import PlayerPulse
+import PlayerTestSupport
 import Testing
 
 /// Eight threads sending random commands to one controller on the real server for 3 s: every future settles

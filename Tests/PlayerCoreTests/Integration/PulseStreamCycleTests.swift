@@ -4,6 +4,7 @@ import Futures
 import PlayerCore
 import PlayerDecoding
 import PlayerPulse
+import PlayerTestSupport
 import Testing
 
 /// A thousand streams opened, started and replaced on the real server: nothing is left behind, neither on
@@ -47,12 +48,12 @@ struct PulseStreamCycleTests {
       let decoders = CountingDecoders()
       let controller = PlayerController(output: PulseOutput(), decoders: decoders)
       let tracks = ["ladder-44k-stereo.flac", "ladder-48k-mono.wav"].map(Fixtures.media)
-      var samples: [ControllerSoakTests.Weak] = []
+      var samples: [Weak] = []
       var failures: [String] = []
       func cycle(_ index: Int) async {
         let load = controller.load([tracks[index % 2]])
         let play = controller.play()
-        if index % 50 == 0 { samples.append(ControllerSoakTests.Weak(play)) }
+        if index % 50 == 0 { samples.append(Weak(play)) }
         for future in [load, play] {
           if case .failure(let error) = await future.settled { failures.append(error.message) }
         }

@@ -4,15 +4,15 @@ import PlayerScripts
 import Synchronization
 
 /// A controller on a simulated output and a virtual clock, with every published state recorded.
-final class Harness: Sendable {
-  let clock = VirtualClock()
-  let output: SimulatedOutput
-  let controller: PlayerController
-  let timeline: VirtualTimeline
+package final class Harness: Sendable {
+  package let clock = VirtualClock()
+  package let output: SimulatedOutput
+  package let controller: PlayerController
+  package let timeline: VirtualTimeline
   private let published = Locked<[PlayerState]>([])
   private let observation: StateObservation
 
-  init(deadline: Duration = .seconds(3)) {
+  package init(deadline: Duration = .seconds(3)) {
     output = SimulatedOutput(clock: clock)
     controller = PlayerController(
       output: output, decoders: FakeDecoderFactory(),
@@ -23,21 +23,21 @@ final class Harness: Sendable {
   }
 
   /// Every state published so far.
-  var states: [PlayerState] { published.withLock { $0 } }
+  package var states: [PlayerState] { published.withLock { $0 } }
 
   /// Sends a command and waits, in virtual time, for its outcome.
   @discardableResult
-  func run(_ command: PlayerCommand) async -> Outcome<PlayerState, PlayerError> {
+  package func run(_ command: PlayerCommand) async -> Outcome<PlayerState, PlayerError> {
     await timeline.settle(controller.send(command), controller: controller)
   }
 
   /// Lets `seconds` of virtual time pass.
-  func pass(_ seconds: Double) async {
+  package func pass(_ seconds: Double) async {
     await timeline.pass(seconds: seconds, controller: controller)
   }
 
   /// Waits until the controller has nothing in flight.
-  func idle() async {
+  package func idle() async {
     await timeline.pass(seconds: 0, controller: controller)
   }
 
@@ -45,16 +45,16 @@ final class Harness: Sendable {
 }
 
 extension Outcome {
-  var succeeded: Bool { if case .success = self { true } else { false } }
-  var failureCode: String? {
+  package var succeeded: Bool { if case .success = self { true } else { false } }
+  package var failureCode: String? {
     if case .failure(let error) = self, let error = error as? PlayerError { return error.code }
     return nil
   }
 }
 
 /// A value behind a lock, shareable between closures (a `Lock` itself cannot be captured: it is not copyable).
-final class Locked<Value: Sendable>: Sendable {
+package final class Locked<Value: Sendable>: Sendable {
   private let mutex: Lock<Value>
-  init(_ value: Value) { mutex = Lock(value) }
-  func withLock<R>(_ body: (inout Value) -> R) -> R { mutex.withLock { body(&$0) } }
+  package init(_ value: Value) { mutex = Lock(value) }
+  package func withLock<R>(_ body: (inout Value) -> R) -> R { mutex.withLock { body(&$0) } }
 }

@@ -1,4 +1,5 @@
 import Futures
+import PlayerTestSupport
 import Testing
 
 @testable import PlayerCore

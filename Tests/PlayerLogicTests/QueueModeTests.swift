@@ -1,5 +1,6 @@
 import Foundation
 import Futures
+import PlayerTestSupport
 import PropertyBased
 import Testing
 

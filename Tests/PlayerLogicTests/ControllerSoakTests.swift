@@ -1,6 +1,7 @@
 import AudioTestSupport
 import Futures
 import PlayerCore
+import PlayerTestSupport
 import Testing
 
 /// 100,000 random commands through one controller: every future settles, and nothing is retained afterwards
@@ -44,10 +45,5 @@ import Testing
     #expect(h.controller.isIdle)
     #expect(h.controller.observerCount == baseline)
     #expect(samples.allSatisfy { $0.object == nil }, "settled command futures are not retained")
-  }
-
-  final class Weak {
-    weak var object: AnyObject?
-    init(_ object: AnyObject) { self.object = object }
   }
 }

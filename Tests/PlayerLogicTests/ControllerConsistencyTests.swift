@@ -1,5 +1,6 @@
 import Futures
 import PlayerCore
+import PlayerTestSupport
 import Testing
 
 /// The product's rule, proved on the simulated output: the published state changes only when the output

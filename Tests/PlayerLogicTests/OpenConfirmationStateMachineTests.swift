@@ -1,5 +1,4 @@
 import PlayerCore
-import PlayerPulse
 import Testing
 
 /// How the pure state machine takes an `open` confirmation: the status follows what the output confirmed, so an

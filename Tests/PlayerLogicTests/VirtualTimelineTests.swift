@@ -1,5 +1,6 @@
 import Futures
 import PlayerCore
+import PlayerTestSupport
 import Testing
 
 /// Virtual time moves only when the controller says it has caught up, and never gives up on wall time: a step

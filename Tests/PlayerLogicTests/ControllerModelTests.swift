@@ -2,6 +2,7 @@ import AudioTestSupport
 import Foundation
 import Futures
 import PlayerCore
+import PlayerTestSupport
 import Testing
 
 /// Model-based test: random sequences of commands, waits and acknowledgement delays and refusals, checked

@@ -1,4 +1,5 @@
 import PlayerCore
+import PlayerTestSupport
 import Testing
 
 /// What every decoder gets from AudioDecoder's defaults: float samples, and 16-bit ones rounded from them.

@@ -3,6 +3,7 @@ import Futures
 import Glibc
 import PlayerCore
 import PlayerScripts
+import PlayerTestSupport
 import Testing
 
 /// Work that may block stays on the controller's own queue, whatever context takes up the output's answers

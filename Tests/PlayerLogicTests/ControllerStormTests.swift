@@ -2,6 +2,7 @@ import AudioTestSupport
 import Foundation
 import Futures
 import PlayerCore
+import PlayerTestSupport
 import Testing
 
 /// Eight threads sending random commands to one controller on the simulated output for 10 s, while virtual

@@ -1,6 +1,7 @@
 import Dispatch
 import Futures
 import PlayerCore
+import PlayerTestSupport
 import Testing
 
 #if canImport(Glibc)

@@ -1,5 +1,6 @@
 import Futures
 import PlayerCore
+import PlayerTestSupport
 import Testing
 
 /// After ``PlayerController/shutdown()`` nothing reaches the output again: not the job in flight, not a

@@ -4,26 +4,29 @@ import PlayerCore
 /// after every step the controller's published state must equal what this model predicts.
 ///
 /// Tracks come from ``FakeDecoderFactory``: `long*` paths last 30 s, `missing*` paths do not open.
-struct ReferenceModel {
+package struct ReferenceModel {
   // The player, as it should publish.
-  var status = "idle"
-  var queue: [String] = []
-  var index: Int?
-  var volume = 100
-  var muted = false
+  package var status = "idle"
+  package var queue: [String] = []
+  package var index: Int?
+  package var volume = 100
+  package var muted = false
   /// How many output operations (other than status queries) the last command made.
-  var operations = 0
+  package var operations = 0
 
   // The output, as it really is.
-  var position = 0.0
-  var running = false
-  var now = 0.0
+  package var position = 0.0
+  package var running = false
+  package var now = 0.0
   /// A finished track whose event the controller has not handled yet (it was busy with a command).
-  var pendingEnd = false
+  package var pendingEnd = false
 
-  static let duration = 30.0
+  package static let duration = 30.0
 
-  enum Policy: Equatable {
+  /// A player with nothing loaded.
+  package init() {}
+
+  package enum Policy: Equatable {
     case immediate
     case delayed(Double)
     case refused
@@ -31,7 +34,7 @@ struct ReferenceModel {
 
   /// Time passes with the controller idle (events are handled as they come) or busy with a command (events
   /// wait until the command is done).
-  mutating func advance(_ seconds: Double, busy: Bool) {
+  package mutating func advance(_ seconds: Double, busy: Bool) {
     var remaining = seconds
     // The output counts time in whole nanoseconds; sums of these doubles can fall a rounding error short of
     // the end that the output has reached.
@@ -61,7 +64,7 @@ struct ReferenceModel {
   }
 
   /// Applies a command with the output answering per `policy`; returns the error code it must fail with, if any.
-  mutating func apply(_ command: PlayerCommand, policy: Policy) -> String? {
+  package mutating func apply(_ command: PlayerCommand, policy: Policy) -> String? {
     operations = 0
     let hasTrack = ["playing", "paused", "stopped"].contains(status)
     var result: String?

@@ -6,28 +6,44 @@ import Synchronization
 /// Several threads sending random commands to one controller at once, for a while: the storm tests of
 /// issue 7. Each thread has its own seeded generator (so a failing run can be replayed with its seed) and
 /// keeps a bounded number of commands in flight, waiting for their futures before sending more.
-struct CommandStorm {
+package struct CommandStorm {
   /// What a storm did.
-  struct Result {
+  package struct Result {
     /// Commands sent.
-    var sent = 0
+    package var sent = 0
     /// Their futures that settled (succeeded, failed or were cancelled) before the wait ran out.
-    var settled = 0
+    package var settled = 0
     /// How many of them succeeded.
-    var succeeded = 0
+    package var succeeded = 0
+
+    /// Nothing sent yet.
+    package init() {}
   }
 
-  var threads = 8
-  var seconds: Double
-  var seed: UInt64 = 0x5709_0000
-  var inFlightPerThread = 32
+  package var threads = 8
+  package var seconds: Double
+  package var seed: UInt64 = 0x5709_0000
+  package var inFlightPerThread = 32
   /// The paths `load` and `enqueue` choose from.
-  var paths: [String]
+  package var paths: [String]
   /// Seek targets are drawn from `0..<longest` seconds.
-  var longest: Double
+  package var longest: Double
+
+  /// A storm of `seconds` over `paths`, seeking within `longest` seconds.
+  package init(
+    threads: Int = 8, seconds: Double, seed: UInt64 = 0x5709_0000, inFlightPerThread: Int = 32, paths: [String],
+    longest: Double
+  ) {
+    self.threads = threads
+    self.seconds = seconds
+    self.seed = seed
+    self.inFlightPerThread = inFlightPerThread
+    self.paths = paths
+    self.longest = longest
+  }
 
   /// A random command; the mix leans on the commands that reach the output.
-  func command(using rng: inout SplitMix64) -> PlayerCommand {
+  package func command(using rng: inout SplitMix64) -> PlayerCommand {
     switch Int.random(in: 0..<14, using: &rng) {
     case 0: return .load(Array(paths.shuffled(using: &rng).prefix(Int.random(in: 1...paths.count, using: &rng))))
     case 1: return .enqueue([paths.randomElement(using: &rng)!])
@@ -47,7 +63,7 @@ struct CommandStorm {
 
   /// Runs the storm against `controller` and waits (at most `settleTimeout` seconds after it) for every
   /// future it made.
-  func run(on controller: PlayerController, settleTimeout: Double = 15) -> Result {
+  package func run(on controller: PlayerController, settleTimeout: Double = 15) -> Result {
     let totals = Lock(Result())
     let group = DispatchGroup()
     let end = Date().addingTimeInterval(seconds)
