@@ -48,6 +48,32 @@ struct TerminalViewTests {
     }
   }
 
+  /// `p` early in a track goes to the previous one; later, or on the first track, it starts the track again.
+  @Test func pGoesBackEarlyInATrackAndRestartsItLater() async throws {
+    try await ExclusiveSink.run {
+      let session = "splay-back-\(getpid())"
+      let files = ["media/sweep-30s.flac", "media/sweep-30s.mp3"].map(Splay.fixture).joined(separator: " ")
+      try Tmux.run([
+        "new-session", "-d", "-s", session, "-x", "100", "-y", "20", "-e",
+        "PULSE_SERVER=\(PulseEnvironment.server ?? "")", "\(Splay.binary) play \(files); sleep 30",
+      ])
+      defer { Tmux.end(session) }
+      _ = try Tmux.waitForScreen(session) { $0.contains("splay — playing") && $0.contains("sweep-30s.flac") }
+      try Tmux.run(["send-keys", "-t", session, "n"])
+      _ = try Tmux.waitForScreen(session) { $0.contains("splay — playing") && $0.contains("sweep-30s.mp3") }
+      try Tmux.run(["send-keys", "-t", session, "p"])
+      _ = try Tmux.waitForScreen(session) { $0.contains("splay — playing") && $0.contains("sweep-30s.flac") }
+      // Past 3 s into the first track: `p` restarts it (and would on the first track anyway).
+      _ = try Tmux.waitForScreen(session) { Self.clock(in: $0).hasPrefix("0:04") }
+      try Tmux.run(["send-keys", "-t", session, "p"])
+      let restarted = try Tmux.waitForScreen(session) { screen in
+        ["0:00", "0:01"].contains { Self.clock(in: screen).hasPrefix($0) }
+      }
+      #expect(restarted.contains("sweep-30s.flac") && restarted.contains("splay — playing"))
+      try Tmux.run(["send-keys", "-t", session, "q"])
+    }
+  }
+
   /// With the server stopped, a pause cannot be confirmed: the clock holds where it was when the key was
   /// pressed (it ran 0:01 -> 0:05 while "pausing…"), and once the server continues the late confirmation is
   /// shown as such.

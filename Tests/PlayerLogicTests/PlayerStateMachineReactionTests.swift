@@ -134,8 +134,10 @@ import Testing
     var machine = Self.machine(.playing)
     _ = machine.handle(.volumeChanged(30))
     #expect(!machine.volumeIsExplicit, "a volume the server chose is not the user's")
+    #expect(machine.volumeForNewStream == nil, "the next stream takes the server's volume")
     _ = machine.confirm(.volume(60), .volume(60))
     #expect(machine.volumeIsExplicit)
+    #expect(machine.volumeForNewStream == 60)
   }
 
   /// What each event needs, by a short label, from the status of the row.

@@ -170,16 +170,10 @@ final class TerminalView: PlaybackView {
     }
   }
 
-  /// `p`: within the first 3 seconds of a track, the previous track (as players do); later, this track again
-  /// from its start.
+  /// `p`: early in a track the previous one, later this one from its start, as the state machine decides.
   private func previousOrRestart() {
-    let state = controller.state
-    let position = state.track.map { state.position.estimated(at: Self.monotonicNow(), limit: $0.duration) } ?? 0
-    if position > 3 || state.index == 0 {
-      send(.seek(.absolute(0)), label: "restarting…")
-    } else {
-      send(.previous, label: "previous track…")
-    }
+    let command = controller.previousOrRestart(at: Self.monotonicNow())
+    send(command, label: command == .previous ? "previous track…" : "restarting…")
   }
 
   private func send(_ command: PlayerCommand, label: String) {

@@ -4,7 +4,7 @@ import Futures
 // Running one job: a command, an output event, a refresh or a recovery, and the output step it needs.
 extension PlayerController {
   func refresh(_ resolver: Future<PlayerState, PlayerError>.Resolver) -> Progress {
-    guard state.status.hasOpenTrack else {
+    guard core.withLock({ $0.machine.refreshAsksOutput }) else {
       resolver.resolve(state)
       return .done
     }
@@ -209,7 +209,7 @@ extension PlayerController {
     } catch {
       return .rejected(error)
     }
-    let volume = core.withLock { $0.machine.volumeIsExplicit ? $0.machine.state.volume : nil }
+    let volume = core.withLock { $0.machine.volumeForNewStream }
     let info = decoder.info
     return output.open(decoder, at: seconds, volume: volume).flatMap { [output] opened in
       step.followUp(afterOpening: opened) == .start ? output.start() : .resolved(opened)

@@ -98,6 +98,12 @@ public final class PlayerController: Sendable {
     core.withLock { $0.machine.state }
   }
 
+  /// The command "back" means `now` (``PlayerStateMachine/previousOrRestart(at:)``): `previous` early in a
+  /// track, a seek to its start later.
+  public func previousOrRestart(at now: UInt64) -> PlayerCommand {
+    core.withLock { $0.machine.previousOrRestart(at: now) }
+  }
+
   /// Sends a command. The future resolves with the state published once the output confirmed it, or fails
   /// with the reason it could not be done (in which case nothing was changed).
   ///

@@ -41,6 +41,15 @@ public struct PlayerStateMachine: Sendable {
   /// Whether the volume was set by a `volume` command: new streams are then opened at it, overriding a volume
   /// the server's session manager restores; until then they take the server's.
   public private(set) var volumeIsExplicit = false
+
+  /// The volume a new stream is opened at: the one a `volume` command set, or nil to take the server's.
+  public var volumeForNewStream: Int? { volumeIsExplicit ? state.volume : nil }
+
+  /// Whether a refresh asks the output: only a track that is open has a position the server can confirm.
+  public var refreshAsksOutput: Bool { state.status.hasOpenTrack }
+
+  /// How far into a track "back" restarts it instead of going to the previous one, in seconds.
+  public static let restartThreshold = 3.0
   /// The last track offered to the output for gapless playback (``takeOffer()``).
   var offered: UpcomingTrack?
 
@@ -145,6 +154,18 @@ public struct PlayerStateMachine: Sendable {
       next.shuffle = on
       return .complete(next)
     }
+  }
+
+  /// What "back" (the live view's `p`) means `now`: within the first ``restartThreshold`` seconds of the track,
+  /// as estimated from the confirmed position, the previous track in play order; later, or with no track before
+  /// this one in play order, this track again from its start.
+  public func previousOrRestart(at now: UInt64) -> PlayerCommand {
+    guard let track = state.track, let index = state.index else { return .previous }
+    let position = state.position.estimated(at: now, limit: track.duration)
+    guard position <= Self.restartThreshold, indexInPlayOrder(from: index, by: -1) != nil else {
+      return .seek(.absolute(0))
+    }
+    return .previous
   }
 
   /// Where a new queue of `count` tracks starts: its first track, or with shuffle on a random one, which the
