@@ -18,6 +18,7 @@ let package = Package(
     .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     .package(url: "https://github.com/apple/swift-nio", from: "2.101.3"),
     .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
+    .package(url: "https://github.com/LebJe/TOMLKit", exact: "0.6.0"),
   ],
   targets: [
     .target(name: "Futures"),
@@ -58,6 +59,8 @@ let package = Package(
     // states and replies written as lines, by hand rather than with Foundation's coders (JSONReader, JSONWriter).
     // A target of its own so that the player library carries no wire format.
     .target(name: "ControlProtocol", dependencies: ["PlayerCore"]),
+    // The user's config.toml: parsed, checked key by key, each value with the line it came from.
+    .target(name: "SplayConfig", dependencies: [.product(name: "TOMLKit", package: "TOMLKit")]),
     // The PulseAudio output: the only target that imports libpulse.
     .target(name: "PlayerPulse", dependencies: ["PlayerCore", "Futures", "CPulseAudio"]),
     // The decoders (libsndfile, FFmpeg, FAAD2): the only target that imports them.
@@ -80,6 +83,7 @@ let package = Package(
         "CThreadStart",
         "CEarlyConnect",
         "CSDBus",
+        "SplayConfig",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
         .product(name: "NIOCore", package: "swift-nio"),
@@ -129,6 +133,7 @@ let package = Package(
         .product(name: "PropertyBased", package: "swift-property-based"),
       ]
     ),
+    .testTarget(name: "SplayConfigTests", dependencies: ["SplayConfig"]),
     .testTarget(
       name: "PlayerCLITests",
       dependencies: [

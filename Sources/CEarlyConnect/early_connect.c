@@ -7,6 +7,8 @@
 // to want it. Only the handshake is done here: which file, stream and options are used is decided in Swift.
 #include <pthread.h>
 #include <pulse/pulseaudio.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "CEarlyConnect.h"
@@ -47,6 +49,46 @@ static int mode_of(int argc, char **argv) {
     }
   }
   return only_playing_options && operands > 0 ? SPLAY_EARLY_PLAY : SPLAY_EARLY_PREPARE;
+}
+
+enum { config_silent = 0, config_names_volume = 1, config_names_output = 2 };
+
+// Whether the user's config.toml sets the output, server or sink (then the parse decides where to connect, as
+// with `--output`), or the start volume (then nothing plays before the parse, as with `--volume`). A line scan
+// of the top-level keys, where these live; the Swift side parses the file and reports its mistakes.
+static int config_decides(void) {
+  char path[4096];
+  const char *base = getenv("XDG_CONFIG_HOME");
+  const char *home = getenv("HOME");
+  int length;
+  if (base != NULL && base[0] == '/') {
+    length = snprintf(path, sizeof path, "%s/splay/config.toml", base);
+  } else if (home != NULL && home[0] == '/') {
+    length = snprintf(path, sizeof path, "%s/.config/splay/config.toml", home);
+  } else {
+    return config_silent;
+  }
+  if (length < 0 || (size_t)length >= sizeof path) return config_names_output;
+  FILE *file = fopen(path, "re");
+  if (file == NULL) return config_silent;
+  int found = config_silent;
+  char line[1024];
+  while (fgets(line, sizeof line, file) != NULL) {
+    const char *key = line + strspn(line, " \t\"'");
+    if (key[0] == '[') break;
+    size_t name = strcspn(key, " \t=\"'");
+    const char *rest = key + name;
+    rest += strspn(rest, " \t\"'");
+    if (rest[0] != '=') continue;
+    if ((name == 6 && strncmp(key, "output", 6) == 0) || (name == 6 && strncmp(key, "server", 6) == 0) ||
+        (name == 4 && strncmp(key, "sink", 4) == 0)) {
+      found |= config_names_output;
+    } else if (name == 6 && strncmp(key, "volume", 6) == 0) {
+      found |= config_names_volume;
+    }
+  }
+  fclose(file);
+  return found;
 }
 
 static void publish(pa_threaded_mainloop *mainloop, pa_context *context) {
@@ -95,6 +137,12 @@ __attribute__((constructor(101))) static void begin_early_connection(int argc, c
   (void)environment;
   mode = mode_of(argc, argv);
   if (mode == SPLAY_EARLY_NOTHING) return;
+  int config = config_decides();
+  if (config & config_names_output) {
+    mode = SPLAY_EARLY_NOTHING;
+    return;
+  }
+  if (config & config_names_volume) mode = SPLAY_EARLY_PREPARE;
   phase = connecting;
   began = 1;
   if (splay_thread_start_elsewhere(connect_now, NULL) != 0) phase = idle;

@@ -82,6 +82,10 @@ extension PlayerError {
       json.field("detail", detail)
       json.field("message", message)
       json.field("server", server)
+    case .sinkNotFound(let server, let sink):
+      json.field("message", message)
+      json.field("server", server)
+      json.field("sink", sink)
     case .outputLost(let detail):
       json.field("detail", detail)
       json.field("message", message)

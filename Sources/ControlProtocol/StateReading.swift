@@ -122,6 +122,7 @@ extension PlayerError {
     case "no-tracks": self = .noTracks(path: text("path"))
     case "unsupported-format": self = .unsupportedFormat(path: text("path"), detail: text("detail"))
     case "output-unavailable": self = .outputUnavailable(server: text("server"), detail: text("detail"))
+    case "sink-not-found": self = .sinkNotFound(server: text("server"), sink: text("sink"))
     case "output-lost": self = .outputLost(detail: text("detail"))
     case "output-failed": self = .outputFailed(operation: text("operation"), detail: text("detail"))
     case "invalid-state": self = .invalidState(command: text("command"), state: text("state"))

@@ -14,9 +14,9 @@ struct PlayerSession: Sendable {
 
   /// Builds the output `options` name, a controller on it and its timeline; `answers` is where the controller
   /// takes up the output's answers (``ControllerConfiguration/answers``; its own queue by default). `pulse` is
-  /// an output already made for ``OutputOptions/pulseConfiguration`` (``EarlyStart``); otherwise one is made here.
+  /// an output already made for ``OutputSettings/pulseConfiguration`` (``EarlyStart``); otherwise one is made here.
   init(
-    _ options: OutputOptions, decoders: any AudioDecoderFactory = StandardDecoderFactory(),
+    _ options: OutputSettings, decoders: any AudioDecoderFactory = StandardDecoderFactory(),
     answers: ExecutionContext? = nil, pulse: PulseOutput? = nil, onSkipped: (@Sendable (PlayerError) -> Void)? = nil
   ) {
     let deadline = Duration.nanoseconds(Int64(options.deadline * 1e9))

@@ -17,6 +17,7 @@ struct Splay: AsyncParsableCommand {
         splay run fixtures/scripts/pause-resume.splay --output simulated
         splay serve &  splay ctl seek +5  splay ctl follow
         splay info song.flac
+        splay config             the settings in effect, from ~/.config/splay/config.toml
 
       Exit codes:
         0  success
@@ -29,7 +30,9 @@ struct Splay: AsyncParsableCommand {
         143  terminated: SIGTERM ('splay serve' exits 0 on either)
       """,
     version: "0.1.0",
-    subcommands: [PlayCommand.self, RunCommand.self, ServeCommand.self, CtlCommand.self, InfoCommand.self]
+    subcommands: [
+      PlayCommand.self, RunCommand.self, ServeCommand.self, CtlCommand.self, InfoCommand.self, ConfigCommand.self,
+    ]
   )
 }
 

@@ -110,8 +110,9 @@ extension PulseOutput {
     case PA_STREAM_FAILED, PA_STREAM_TERMINATED:
       let detail = lastErrorLocked()
       if let ready = session?.waiters.takeReady() {
+        let error = openFailureLocked(detail: detail)
         teardownStreamLocked()
-        ready(.failure(.outputFailed(operation: "open", detail: detail)))
+        ready(.failure(error))
       } else if connection.isReady {
         // The server killed the stream (its sink went away, for example): the track cannot continue.
         let error = PlayerError.outputLost(detail: "the stream was closed by the server: \(detail)")
@@ -122,6 +123,15 @@ extension PulseOutput {
     default:
       break
     }
+  }
+
+  /// Why the server refused to make the stream: a sink named in the configuration that it does not have is the
+  /// output being unavailable, named as such; anything else is the server's reason.
+  private func openFailureLocked(detail: String) -> PlayerError {
+    if let sink = configuration.sink, let context, pa_context_errno(context) == Int32(PA_ERR_NOENTITY.rawValue) {
+      return .sinkNotFound(server: serverName, sink: sink)
+    }
+    return .outputFailed(operation: "open", detail: detail)
   }
 
   /// The sink the open stream plays to, as the server last said.

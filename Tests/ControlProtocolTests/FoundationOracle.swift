@@ -94,7 +94,7 @@ struct OracleError: Decodable {
   let value: PlayerError
 
   private enum Keys: String, CodingKey {
-    case code, message, path, detail, server, operation, command, state, seconds, what, limit
+    case code, message, path, detail, server, sink, operation, command, state, seconds, what, limit
   }
 
   init(from decoder: any Decoder) throws {
@@ -108,6 +108,7 @@ struct OracleError: Decodable {
     case "no-tracks": value = .noTracks(path: try text(.path))
     case "unsupported-format": value = .unsupportedFormat(path: try text(.path), detail: try text(.detail))
     case "output-unavailable": value = .outputUnavailable(server: try text(.server), detail: try text(.detail))
+    case "sink-not-found": value = .sinkNotFound(server: try text(.server), sink: try text(.sink))
     case "output-lost": value = .outputLost(detail: try text(.detail))
     case "output-failed": value = .outputFailed(operation: try text(.operation), detail: try text(.detail))
     case "invalid-state": value = .invalidState(command: try text(.command), state: try text(.state))

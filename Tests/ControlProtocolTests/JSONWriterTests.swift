@@ -29,7 +29,7 @@ import Testing
       .outputUnavailable(server: awkward, detail: text), .outputLost(detail: awkward),
       .outputFailed(operation: text, detail: awkward), .invalidState(command: text, state: awkward),
       .timeout(command: awkward, seconds: seconds), .cancelled, .limitExceeded(what: text, limit: Int(frames % 1000)),
-      .noTracks(path: awkward),
+      .noTracks(path: awkward), .sinkNotFound(server: text, sink: awkward),
     ]
     let track = TrackInfo(
       path: "/music/\(awkward)/\(text).flac", format: text, sampleRate: 44_100, channels: 2, frames: frames,

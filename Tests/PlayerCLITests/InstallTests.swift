@@ -70,7 +70,7 @@ import Testing
     let section = help.stdout.components(separatedBy: "SUBCOMMANDS:\n").last ?? ""
     let subcommands = (section.components(separatedBy: "\n\n").first ?? "").split(separator: "\n")
       .map { $0.split(separator: " ", omittingEmptySubsequences: true) }
-    #expect(subcommands.count == 5, "play, run, serve, ctl, info: \(help.stdout)")
+    #expect(subcommands.count == 6, "play, run, serve, ctl, info, config: \(help.stdout)")
     for words in subcommands {
       let abstract = words.dropFirst().prefix(4).joined(separator: " ")
       #expect(rendered.stdout.contains(abstract), "the page describes \(words[0]): '\(abstract)'")

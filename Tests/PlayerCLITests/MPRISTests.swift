@@ -351,6 +351,22 @@ struct MPRISTests {
     #expect(!list.stdout.contains("splay"), "\(list.stdout)")
   }
 
+  /// `mpris = false` in the config keeps splay off the bus; `--mpris` on the command line wins over it.
+  @Test func theConfigCanTurnMPRISOffAndTheFlagWins() throws {
+    let bus = try SessionBus()
+    let home = try ConfigFileTests.ConfigHome("mpris = false\n")
+    let environment = bus.environment.merging(home.environment) { $1 }
+    let quiet = try Server(environment: environment)
+    #expect(try Self.ctl(quiet, "status") != nil)
+    usleep(300_000)
+    #expect(!(try bus.run("playerctl", ["--list-all"]).stdout.contains("splay")))
+    let offered = try Server(extra: ["--mpris"], environment: environment)
+    #expect(try Self.ctl(offered, "status") != nil)
+    #expect(bus.waitForPlayer())
+    let players = try bus.run("playerctl", ["--list-all"]).stdout.split(separator: "\n")
+    #expect(players.filter { $0.hasPrefix("splay") }.count == 1, "only the server with --mpris: \(players)")
+  }
+
   /// Tags that are not UTF-8 (a Latin-1 title in a WAV's INFO chunk) reach the bus repaired, and the connection
   /// stays up: a bus daemon disconnects a client that sends invalid UTF-8.
   @Test func tagsThatAreNotUTF8ReachTheBusRepaired() throws {

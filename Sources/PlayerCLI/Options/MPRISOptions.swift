@@ -1,17 +1,25 @@
 import ArgumentParser
 import PlayerCore
+import SplayConfig
 
-/// `--no-mpris`, shared by `play` and `serve`, and the start and stop of the MPRIS service they run.
+/// `--mpris`/`--no-mpris`, shared by `play` and `serve`, and the start and stop of the MPRIS service they run.
 struct MPRISOptions: ParsableArguments {
   @Flag(
-    name: .customLong("no-mpris"),
-    help: "Do not offer MPRIS control (media keys, playerctl, desktop widgets) on the D-Bus session bus.")
-  var disabled = false
+    inversion: .prefixedNo,
+    help: "Offer MPRIS control (media keys, playerctl, desktop widgets) on the D-Bus session bus (default: on).")
+  var mpris: Bool?
 
-  /// Starts MPRIS for `session` unless `--no-mpris` was given. Without a session bus it ends on its own, and
-  /// silently: playing needs no bus. `onQuit` runs when a client calls `Quit`.
-  func start(for session: PlayerSession, onQuit: @escaping @Sendable () -> Void) -> MPRISService? {
-    guard !disabled else { return nil }
+  /// Whether MPRIS is offered: the flag given, else the config file's `mpris`, else yes.
+  func enabled(with config: UserConfig) -> Bool {
+    mpris ?? config.mpris?.value ?? true
+  }
+
+  /// Starts MPRIS for `session` when ``enabled(with:)``. Without a session bus it ends on its own, and silently:
+  /// playing needs no bus. `onQuit` runs when a client calls `Quit`.
+  func start(
+    for session: PlayerSession, config: UserConfig, onQuit: @escaping @Sendable () -> Void
+  ) -> MPRISService? {
+    guard enabled(with: config) else { return nil }
     let now: @Sendable () -> UInt64
     if let clock = session.simulated?.clock {
       now = { clock.nanoseconds }

@@ -34,7 +34,9 @@ struct CtlCommand: AsyncParsableCommand {
   @Flag(name: .long, help: "Print JSON even on a terminal.")
   var json = false
 
-  @Option(name: .long, help: ArgumentHelp("The socket path (default $XDG_RUNTIME_DIR/splay.sock).", valueName: "path"))
+  @Option(
+    name: .long,
+    help: ArgumentHelp("The socket path (default: the config's, else $XDG_RUNTIME_DIR/splay.sock).", valueName: "path"))
   var socket: String?
 
   @Argument(help: ArgumentHelp("The command: a player command, status, follow or quit.", valueName: "command"))
@@ -50,7 +52,8 @@ struct CtlCommand: AsyncParsableCommand {
     if name == "help" {
       return Console.out(Self.helpMessage())
     }
-    let path = try socket ?? SocketPath.defaultPath()
+    let config = try ConfigFile.load()
+    let path = try socket ?? config.socket?.value ?? SocketPath.defaultPath()
     let follow = name == "follow"
     // The server opens files relative to its own folder: send the paths as this shell sees them.
     let isPathCommand = ["load", "enqueue", "add"].contains(name)

@@ -16,7 +16,7 @@ struct PlayCommand: AsyncParsableCommand {
       plays its entries; '-' reads a list of paths (or an M3U playlist) from standard input, and the view then \
       reads keys from the terminal.
       With a D-Bus session bus, media keys, playerctl and desktop widgets control it over MPRIS (see \
-      docs/mpris.md); --no-mpris turns that off.
+      docs/mpris.md); --no-mpris (or mpris = false in config.toml) turns that off.
       A file that cannot be read is reported on stderr and skipped; the exit status is then 3.
       """)
 
@@ -36,7 +36,9 @@ struct PlayCommand: AsyncParsableCommand {
 
   @Option(
     name: .long, parsing: .unconditional,
-    help: ArgumentHelp("Initial volume: 0-100, optionally with % (40%).", valueName: "percent"),
+    help: ArgumentHelp(
+      "Initial volume: 0-100, optionally with % (40%); default: the config's, else the server's.",
+      valueName: "percent"),
     transform: PlayCommand.initialVolume)
   var volume: Int?
 
@@ -76,9 +78,11 @@ struct PlayCommand: AsyncParsableCommand {
     let reports = SkipReports()
     // What began before the parse (connecting, the first file's stream) is taken over when it is what the
     // options ask for; otherwise the output is made first, so that connecting overlaps with probing the files.
-    let early = EarlyStart.take(matching: outputOptions.pulseConfiguration)
+    let config = try ConfigFile.load()
+    let settings = outputOptions.settings(with: config)
+    let early = EarlyStart.take(matching: settings.pulseConfiguration)
     let decoders = early?.decoders ?? ProbedDecoderFactory()
-    let session = PlayerSession(outputOptions, decoders: decoders, pulse: early?.output) { error in
+    let session = PlayerSession(settings, decoders: decoders, pulse: early?.output) { error in
       reports.report(error.message)
     }
     let tracks = try TrackArguments.expand(files)
@@ -138,13 +142,13 @@ struct PlayCommand: AsyncParsableCommand {
     // the shuffle off and plays on in the order given.
     var steps = shuffle ? [controller.send(.shuffle(true))] : []
     steps.append(controller.load(playable))
-    if let volume { steps.append(controller.setVolume(volume)) }
+    if let volume = volume ?? config.volume?.value { steps.append(controller.setVolume(volume)) }
     if loop { steps.append(controller.send(.repeatMode(.all))) }
     if let start, start != .absolute(0), start != .percent(0) { steps.append(controller.send(.seek(start))) }
     steps.append(controller.play())
     for future in steps { try await step(future, session) }
     // Once playing: connecting to the bus must not compete with the first sound for the CPU.
-    let mpris = mprisOptions.start(for: session) { finish.resolve(controller.state) }
+    let mpris = mprisOptions.start(for: session, config: config) { finish.resolve(controller.state) }
 
     if session.simulated != nil {
       // Virtual time: run the clock until the queue ends (a year of virtual time is the bound).

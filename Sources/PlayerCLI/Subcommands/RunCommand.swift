@@ -50,7 +50,9 @@ struct RunCommand: AsyncParsableCommand {
     }
 
     SignalExit.install()
-    let session = PlayerSession(outputOptions) { error in Console.error(error.message) }
+    let session = PlayerSession(outputOptions.settings(with: try ConfigFile.load())) { error in
+      Console.error(error.message)
+    }
     let controller = session.controller
     let json = self.json
     let observation = controller.observe { state in

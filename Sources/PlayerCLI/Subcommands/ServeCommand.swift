@@ -20,22 +20,26 @@ struct ServeCommand: AsyncParsableCommand {
       server goes away, serve stays up, publishes failed(output-lost) and reconnects in the background with \
       backoff; once the server is back the track is open again, paused at the last confirmed position. \
       With a D-Bus session bus, serve is also an MPRIS player (org.mpris.MediaPlayer2.splay) for media keys, \
-      playerctl and desktop widgets (see docs/mpris.md); --no-mpris turns that off.
+      playerctl and desktop widgets (see docs/mpris.md); --no-mpris (or mpris = false in config.toml) turns that off.
       """)
 
   @OptionGroup var outputOptions: OutputOptions
 
   @OptionGroup var mprisOptions: MPRISOptions
 
-  @Option(name: .long, help: ArgumentHelp("The socket path.", valueName: "path"))
+  @Option(
+    name: .long,
+    help: ArgumentHelp("The socket path (default: the config's, else $XDG_RUNTIME_DIR/splay.sock).", valueName: "path"))
   var socket: String?
 
   @Option(name: .long, help: ArgumentHelp("The most clients connected at once.", valueName: "count"))
   var maxClients: Int = 64
 
   func run() async throws {
-    let path = try socket ?? SocketPath.defaultPath()
-    try SocketPath.checkDirectory(of: path, explicit: socket != nil)
+    let config = try ConfigFile.load()
+    let chosen = socket ?? config.socket?.value
+    let path = try chosen ?? SocketPath.defaultPath()
+    try SocketPath.checkDirectory(of: path, explicit: chosen != nil)
     try SocketPath.claim(path)
 
     // Before the socket exists: a SIGTERM sent as soon as a client can connect quits cleanly (before, the
@@ -55,7 +59,9 @@ struct ServeCommand: AsyncParsableCommand {
     // confirmation then becomes a reply without waking another thread (opening files stays off it).
     let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
     let loop = group.next()
-    let session = PlayerSession(outputOptions, answers: ExecutionContext { job in loop.execute(job) }) { error in
+    let session = PlayerSession(
+      outputOptions.settings(with: config), answers: ExecutionContext { job in loop.execute(job) }
+    ) { error in
       Console.error(error.message)
     }
     let hub = ControlHub(controller: session.controller, maximumClients: maxClients) { quitResolver.resolve() }
@@ -83,7 +89,7 @@ struct ServeCommand: AsyncParsableCommand {
     chmod(path, 0o600)
     Console.error("serving on \(path)")
     // Once the socket is ours: a second serve that is refused never appears on the bus.
-    let mpris = mprisOptions.start(for: session) { quitResolver.resolve() }
+    let mpris = mprisOptions.start(for: session, config: config) { quitResolver.resolve() }
 
     let ticker = session.simulated.map { SimulatedTicker(clock: $0.clock) }
     ticker?.start()

@@ -17,6 +17,8 @@ public enum PlayerError: Error, Equatable, Hashable, Sendable {
   case unsupportedFormat(path: String, detail: String)
   /// The audio server could not be reached at `server`.
   case outputUnavailable(server: String, detail: String)
+  /// The audio server at `server` has no sink named `sink` (the one `--sink` or the config asked for).
+  case sinkNotFound(server: String, sink: String)
   /// The connection to the audio server was lost while in use.
   case outputLost(detail: String)
   /// The server answered, but refused or failed the operation.
@@ -39,6 +41,7 @@ public enum PlayerError: Error, Equatable, Hashable, Sendable {
     case .noTracks: "no-tracks"
     case .unsupportedFormat: "unsupported-format"
     case .outputUnavailable: "output-unavailable"
+    case .sinkNotFound: "sink-not-found"
     case .outputLost: "output-lost"
     case .outputFailed: "output-failed"
     case .invalidState: "invalid-state"
@@ -58,6 +61,8 @@ public enum PlayerError: Error, Equatable, Hashable, Sendable {
     case .unsupportedFormat(let path, let detail): "\(path): cannot decode: \(detail)"
     case .outputUnavailable(let server, let detail):
       "no audio server at \(server): \(detail) (start PulseAudio or PipeWire-pulse, or use --output simulated)"
+    case .sinkNotFound(let server, let sink):
+      "the audio server at \(server) has no sink named '\(sink)' ('pactl list short sinks' lists them)"
     case .outputLost(let detail): "lost the audio server: \(detail)"
     case .outputFailed(let operation, let detail): "the audio server refused \(operation): \(detail)"
     case .invalidState(let command, let state):
@@ -81,7 +86,7 @@ public enum PlayerError: Error, Equatable, Hashable, Sendable {
   /// True for errors about the audio server (its exit code is 4 in the CLI).
   public var isOutputError: Bool {
     switch self {
-    case .outputUnavailable, .outputLost: true
+    case .outputUnavailable, .sinkNotFound, .outputLost: true
     default: false
     }
   }
