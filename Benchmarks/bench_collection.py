@@ -79,7 +79,7 @@ def serve_figures(splay, root, source, directory, stop_process):
     """With the whole tree in the queue of `splay serve`: the bytes of one `ctl status --json`, and the median
     round trip of `status` and of `enqueue` (one file), with shuffle off and on."""
     path = Path(directory) / "collection.sock"
-    server = subprocess.Popen([splay, "serve", "--no-mpris", "--socket", str(path)], stdin=subprocess.DEVNULL,
+    server = subprocess.Popen([splay, "serve", "--no-mpris", "--no-resume", "--socket", str(path)], stdin=subprocess.DEVNULL,
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         deadline = time.monotonic() + 10

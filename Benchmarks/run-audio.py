@@ -517,7 +517,7 @@ class SplayClient(LineClient):
     """`splay serve` playing the 30 s FLAC, spoken to in docs/protocol.md's JSON lines."""
 
     def __init__(self, path, file="sweep-30s.flac"):
-        process = subprocess.Popen([str(SPLAY), "serve", "--socket", str(path)], stdin=subprocess.DEVNULL,
+        process = subprocess.Popen([str(SPLAY), "serve", "--no-resume", "--socket", str(path)], stdin=subprocess.DEVNULL,
                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         super().__init__(path, process)
         self.send("load", [str(MEDIA / file)])
@@ -734,7 +734,7 @@ def idle_players():
 
     def serve(*options, bus_name=None):
         def start(path, probe):
-            process = subprocess.Popen([str(SPLAY), "serve", *options, "--socket", str(path)],
+            process = subprocess.Popen([str(SPLAY), "serve", "--no-resume", *options, "--socket", str(path)],
                                        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             if bus_name:
                 probe.wait_for(bus_name, process)

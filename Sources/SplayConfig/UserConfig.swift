@@ -12,7 +12,7 @@ package struct ConfigValue<Value: Sendable & Equatable>: Sendable, Equatable {
 /// not set is nil, and the command line or splay's own default decides it.
 package struct UserConfig: Sendable, Equatable {
   /// Every key the file may set, in the order `splay config` lists them.
-  package static let keys = ["output", "server", "sink", "deadline", "volume", "socket", "mpris"]
+  package static let keys = ["output", "server", "sink", "deadline", "volume", "socket", "mpris", "resume"]
 
   /// The file read; the file need not exist.
   package var path: String
@@ -32,6 +32,8 @@ package struct UserConfig: Sendable, Equatable {
   package var socket: ConfigValue<String>?
   /// `mpris`: whether `play` and `serve` offer MPRIS on the session bus.
   package var mpris: ConfigValue<Bool>?
+  /// `resume`: whether `serve` restores its last session at start and keeps it as it changes.
+  package var resume: ConfigValue<Bool>?
 
   /// An empty config for `path`.
   package init(path: String) {
@@ -73,6 +75,7 @@ package struct UserConfig: Sendable, Equatable {
       case "volume": config.volume = try reader.integer(in: 0...100)
       case "socket": config.socket = try reader.path(home: home)
       case "mpris": config.mpris = try reader.boolean()
+      case "resume": config.resume = try reader.boolean()
       default: throw reader.unknown(among: keys)
       }
     }

@@ -90,7 +90,7 @@ final class Server {
     path = base + ".sock"
     log = keepingLog ? base + ".log" : nil
     process = try ChildProcess(
-      [Splay.binary, "serve", "--output", output, "--socket", path] + extra,
+      [Splay.binary, "serve", "--output", output, "--socket", path, "--no-resume"] + extra,
       environment: ProcessInfo.processInfo.environment.merging(environment) { $1 }, stderr: log ?? "/dev/null")
     _ = ControlClient.waitForListener(at: path)
   }

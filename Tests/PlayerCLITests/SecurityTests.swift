@@ -29,7 +29,8 @@ import Testing
     let scratch = try ScratchDirectory()
     #expect(chown(scratch.path, 65534, 65534) == 0)
     let path = scratch.path + "/nobody.sock"
-    let server = try Daemon(Self.asNobody + [Splay.binary, "serve", "--output", "simulated", "--socket", path])
+    let server = try Daemon(
+      Self.asNobody + [Splay.binary, "serve", "--output", "simulated", "--socket", path, "--no-resume"])
     #expect(server.waitForSocket(path))
     // Root passes the socket's 0600 mode; the server still refuses it.
     let client = try ControlClient(path: path)
@@ -50,7 +51,8 @@ import Testing
     #expect(chmod(openDirectory, 0o777) == 0)
 
     let server = try Daemon(
-      [Splay.binary, "serve", "--output", "simulated"], environment: ["XDG_RUNTIME_DIR": privateDirectory])
+      [Splay.binary, "serve", "--output", "simulated", "--no-resume"],
+      environment: ["XDG_RUNTIME_DIR": privateDirectory])
     let socket = privateDirectory + "/splay.sock"
     #expect(server.waitForSocket(socket))
     var st = stat()
@@ -58,14 +60,14 @@ import Testing
     #expect(st.st_mode & 0o777 == 0o600)
 
     let refused = try Splay.run(
-      ["serve", "--output", "simulated"], environment: ["XDG_RUNTIME_DIR": openDirectory], timeout: 5)
+      ["serve", "--output", "simulated", "--no-resume"], environment: ["XDG_RUNTIME_DIR": openDirectory], timeout: 5)
     #expect(refused.status == 2)
     #expect(refused.stderr.contains("\(openDirectory) is writable by other users and not sticky; pass --socket"))
     #expect(!FileManager.default.fileExists(atPath: openDirectory + "/splay.sock"))
 
     // Named explicitly, the same directory is the user's choice.
     let explicit = try Daemon([
-      Splay.binary, "serve", "--output", "simulated", "--socket", openDirectory + "/splay.sock",
+      Splay.binary, "serve", "--output", "simulated", "--no-resume", "--socket", openDirectory + "/splay.sock",
     ])
     #expect(explicit.waitForSocket(openDirectory + "/splay.sock"))
   }

@@ -150,7 +150,7 @@ import Testing
     var st = stat()
     #expect(stat(server.path, &st) == 0)
     #expect(st.st_mode & 0o777 == 0o600)
-    let second = try Splay.run(["serve", "--output", "simulated", "--socket", server.path], timeout: 5)
+    let second = try Splay.run(["serve", "--output", "simulated", "--no-resume", "--socket", server.path], timeout: 5)
     #expect(second.status == 1)
     #expect(second.stderr.contains("another splay already serves"))
     let quit = try Splay.run(["ctl", "--socket", server.path, "quit"])
@@ -168,7 +168,7 @@ import Testing
     close(fd)
     #expect(FileManager.default.fileExists(atPath: path))
     // Ended when the test ends (ChildProcess's deinit); it inherits no descriptor of the test process.
-    let server = try ChildProcess([Splay.binary, "serve", "--output", "simulated", "--socket", path])
+    let server = try ChildProcess([Splay.binary, "serve", "--output", "simulated", "--socket", path, "--no-resume"])
     defer { withExtendedLifetime(server) {} }
     var answered = false
     for _ in 0..<300 where !answered {

@@ -31,6 +31,7 @@ import Testing
       volume = 40
       socket = "~/splay.sock"
       mpris = false
+      resume = false
       """)
     #expect(config.output == ConfigValue(value: "simulated", line: 2))
     #expect(config.server == ConfigValue(value: "unix:/run/user/1000/pulse/native", line: 3))
@@ -39,6 +40,7 @@ import Testing
     #expect(config.volume == ConfigValue(value: 40, line: 7))
     #expect(config.socket == ConfigValue(value: "/h/splay.sock", line: 8))
     #expect(config.mpris == ConfigValue(value: false, line: 9))
+    #expect(config.resume == ConfigValue(value: false, line: 10))
   }
 
   @Test func anEmptyFileSetsNothing() throws {
@@ -57,7 +59,7 @@ import Testing
     ("volume = 40\nvolum = 3", "/h/.config/splay/config.toml:2: unknown key 'volum' (did you mean 'volume'?)"),
     (
       "colour = 1",
-      "/h/.config/splay/config.toml:1: unknown key 'colour' (known keys: output, server, sink, deadline, volume, socket, mpris)"
+      "/h/.config/splay/config.toml:1: unknown key 'colour' (known keys: output, server, sink, deadline, volume, socket, mpris, resume)"
     ),
     ("\n[replaygain]\nmode = 'album'", "/h/.config/splay/config.toml:2: unknown table [replaygain]"),
     ("output = \"alsa\"", "/h/.config/splay/config.toml:1: output must be \"pulse\" or \"simulated\", found \"alsa\""),

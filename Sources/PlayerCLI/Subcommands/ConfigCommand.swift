@@ -17,6 +17,7 @@ struct ConfigCommand: AsyncParsableCommand {
         volume = 40             the volume 'splay play' starts at
         socket = "~/splay.sock" where 'serve' listens and 'ctl' connects
         mpris = false           no MPRIS on the session bus
+        resume = false          'serve' starts empty, and keeps nothing
       An option on the command line wins over the file. An unknown key or a bad value is an error naming the \
       file and line, and splay exits 2. The output is itself a valid config file.
       """)
@@ -65,6 +66,7 @@ struct ConfigCommand: AsyncParsableCommand {
         source(config.socket?.line, orDefault: defaultSocket == nil ? "default" : "default ($XDG_RUNTIME_DIR)")
       ),
       ("mpris = \(config.mpris?.value ?? true)", source(config.mpris?.line)),
+      ("resume = \(config.resume?.value ?? true)", source(config.resume?.line)),
     ]
     // Aligned, except for the long comments of unset keys.
     let width = rows.map(\.setting.count).filter { $0 <= 36 }.max() ?? 0

@@ -7,6 +7,7 @@ import Glibc
 import NIOCore
 import NIOPosix
 import PlayerCore
+import SplayConfig
 
 /// `splay serve`: a player controlled over a Unix socket with JSON lines (docs/protocol.md).
 struct ServeCommand: AsyncParsableCommand {
@@ -31,6 +32,14 @@ struct ServeCommand: AsyncParsableCommand {
     name: .long,
     help: ArgumentHelp("The socket path (default: the config's, else $XDG_RUNTIME_DIR/splay.sock).", valueName: "path"))
   var socket: String?
+
+  @Flag(
+    inversion: .prefixedNo,
+    help: """
+      Restore the last session (queue, track and position, paused; volume, repeat, shuffle) at start and keep \
+      it in $XDG_STATE_HOME/splay/state.json as it changes (default: on, or the config's 'resume').
+      """)
+  var resume: Bool?
 
   @Option(name: .long, help: ArgumentHelp("The most clients connected at once.", valueName: "count"))
   var maxClients: Int = 64
@@ -87,6 +96,8 @@ struct ServeCommand: AsyncParsableCommand {
       throw CLIError(message: "cannot serve on \(path): \(error)", status: .failed)
     }
     chmod(path, 0o600)
+    // Restored before serving: the first client sees the session, and commands sent meanwhile queue behind it.
+    let saver = await keepSession(of: session.controller, config: config)
     Console.error("serving on \(path)")
     // Once the socket is ours: a second serve that is refused never appears on the bus.
     let mpris = mprisOptions.start(for: session, config: config) { quitResolver.resolve() }
@@ -101,10 +112,31 @@ struct ServeCommand: AsyncParsableCommand {
     ticker?.stop()
     try? await channel.close()
     unlink(path)
+    if let saver {
+      // Where the audio really is as it stops: the position fresh from the server, not the last anchor.
+      _ = await session.controller.refresh().settled
+      saver.finish(with: session.controller.state)
+    }
     _ = await session.controller.shutdown().settled
     // After the controller: the calls it cancelled on the way out are answered before the connection closes.
     await mpris?.stopWithin()
     try? await group.shutdownGracefully()
+  }
+}
+
+extension ServeCommand {
+  /// Restores the last session into `controller` and keeps it from then on, unless resuming is off; nil then,
+  /// or without a home for the state file.
+  private func keepSession(of controller: PlayerController, config: UserConfig) async -> SessionSaver? {
+    guard resume ?? config.resume?.value ?? true,
+      let file = SessionFile(name: "state.json", environment: ProcessInfo.processInfo.environment)
+    else { return nil }
+    let outcome = await SessionRestorer.restore(from: file, into: controller) { Console.error($0) }
+    let saver = SessionSaver(file: file, baseline: outcome.baseline, restored: outcome.restored) {
+      Console.error($0)
+    }
+    saver.start(following: controller)
+    return saver
   }
 }
 

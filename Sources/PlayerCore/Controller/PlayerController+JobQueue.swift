@@ -40,6 +40,7 @@ extension PlayerController {
       case .event(let event): progress = handle(event)
       case .refresh(let resolver): progress = refresh(resolver)
       case .recover(let resolver): progress = recover(resolver)
+      case .restore(let restoration, let resolver): progress = restore(restoration, resolver)
       case .addStream(let continuation):
         continuation.yield(state)
         observers.add(continuation)

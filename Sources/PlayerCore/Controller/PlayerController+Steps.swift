@@ -34,6 +34,20 @@ extension PlayerController {
     }
   }
 
+  func restore(_ restoration: Restoration, _ resolver: Future<PlayerState, PlayerError>.Resolver) -> Progress {
+    let decision = core.withLock {
+      $0.machine.restoration(queue: restoration.queue, index: restoration.index, seconds: restoration.seconds)
+    }
+    guard case .perform(let step) = decision else {
+      if case .reject(let error) = decision { resolver.reject(error) }
+      return .done
+    }
+    let work = perform(step, for: "restore")
+    return whenSettled(work) { [self] outcome in
+      finishStep(step, command: "restore", outcome: outcome, resolver: resolver)
+    }
+  }
+
   /// `future` under the deadline, failing with `error`. On the continuous clock (outside tests and the
   /// simulated output) through the `timeout` that takes no clock: opening the configuration's `any Clock` and
   /// the generic timer behind it were a third of the cost of sending a command (profiled cold).

@@ -23,6 +23,7 @@ public final class PlayerController: Sendable {
     case command(PlayerCommand, Future<PlayerState, PlayerError>.Resolver)
     case refresh(Future<PlayerState, PlayerError>.Resolver)
     case recover(Future<PlayerState, PlayerError>.Resolver)
+    case restore(Restoration, Future<PlayerState, PlayerError>.Resolver)
     case event(OutputEvent)
     /// A new state stream: it starts from the current state, taken while no other job can publish.
     case addStream(AsyncStream<PlayerState>.Continuation)
@@ -198,6 +199,22 @@ public final class PlayerController: Sendable {
     return future
   }
 
+  /// A saved session to bring back (``restore(queue:index:at:)``).
+  struct Restoration: Sendable {
+    var queue: [String]
+    var index: Int
+    var seconds: Double
+  }
+
+  /// Brings back a saved session: replaces the queue with `queue` and opens track `index` corked at `seconds`,
+  /// so that the state reads `paused` there and `play` continues exactly there. Resolves once the output
+  /// confirmed the stream; fails as `load` does when the file cannot be opened or the output is away.
+  public func restore(queue: [String], index: Int, at seconds: Double) -> Future<PlayerState, PlayerError> {
+    let (future, resolver) = Future<PlayerState, PlayerError>.pending()
+    enqueue(.restore(Restoration(queue: queue, index: index, seconds: seconds), resolver))
+    return future
+  }
+
   /// True when no command or event is waiting or in flight (tests and virtual time use it to know that the
   /// controller has caught up).
   public var isIdle: Bool {
@@ -290,6 +307,7 @@ public final class PlayerController: Sendable {
       resolver.reject(.invalidState(command: command.name, state: "shut down"))
     case .refresh(let resolver): resolver.reject(.invalidState(command: "status", state: "shut down"))
     case .recover(let resolver): resolver.reject(.invalidState(command: "reconnect", state: "shut down"))
+    case .restore(_, let resolver): resolver.reject(.invalidState(command: "restore", state: "shut down"))
     case .addStream(let continuation): continuation.finish()
     case .event: break
     case .close(let resolver): closeOutput(resolver)

@@ -333,6 +333,20 @@ public struct PlayerStateMachine: Sendable {
     return .open(queue: state.queue, index: index, seconds: state.position.seconds, then: .paused)
   }
 
+  /// What brings back a saved session (``PlayerController/restore(queue:index:at:)``): `queue` with track
+  /// `index` open and corked at `seconds`, which then reads `paused` there, so that `play` continues where the
+  /// session was. Rejected for an empty or too long queue, or an index outside it.
+  public func restoration(queue: [String], index: Int, seconds: Double) -> Decision {
+    guard queue.count <= Self.maximumQueueLength else {
+      return .reject(.limitExceeded(what: "tracks in the queue", limit: Self.maximumQueueLength))
+    }
+    guard (0..<queue.count).contains(index) else {
+      return .reject(.invalidState(command: "restore", state: "for track \(index + 1) of \(queue.count)"))
+    }
+    let start = seconds.isFinite ? max(seconds, 0) : 0
+    return .perform(.open(queue: TrackQueue(queue), index: index, seconds: start, then: .paused))
+  }
+
   func position(_ confirmation: OutputConfirmation) -> ConfirmedPosition {
     ConfirmedPosition(
       seconds: confirmation.position, confirmedAt: confirmation.time, rate: confirmation.running ? 1 : 0,

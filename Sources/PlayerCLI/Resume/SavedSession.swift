@@ -1,0 +1,67 @@
+import FoundationEssentials
+import Glibc
+import PlayerCore
+
+/// What a player keeps between runs: its queue, the current track and where in it, and the settings a person
+/// chose (volume, repeat, shuffle), all as the server confirmed them. Written as `state.json`.
+struct SavedSession: Codable, Equatable, Sendable {
+  /// The format's version: a file of another version is not read.
+  static let version = 1
+
+  var version = SavedSession.version
+  var queue: [String]
+  /// The current track's place in `queue`.
+  var index: Int?
+  /// The confirmed position in the current track, in seconds.
+  var position: Double
+  var volume: Int
+  /// `off`, `all` or `one` (``RepeatMode``).
+  var repeatMode: String
+  var shuffle: Bool
+  /// The current track's file as it was: a file changed since starts from 0.
+  var file: FileIdentity?
+
+  /// A file's size and modification time, to tell that it changed.
+  struct FileIdentity: Codable, Equatable, Sendable {
+    var size: Int64
+    var modified: Int64
+
+    /// The identity of the file at `path` now; nil when there is none.
+    init?(path: String) {
+      var status = stat()
+      guard stat(path, &status) == 0 else { return nil }
+      size = Int64(status.st_size)
+      modified = Int64(status.st_mtim.tv_sec) * 1_000_000_000 + Int64(status.st_mtim.tv_nsec)
+    }
+  }
+
+  private enum CodingKeys: String, CodingKey {
+    case version, queue, index, position, volume
+    case repeatMode = "repeat"
+    case shuffle, file
+  }
+}
+
+extension SavedSession {
+  /// What `state` says to keep; `file` is read from the disk now.
+  init(_ state: PlayerState) {
+    let open = state.status.hasOpenTrack || state.status == .ended
+    queue = Array(state.queue)
+    index = open ? state.index : nil
+    // The end of the queue is kept as the start of its last track: resuming an ended queue plays that again.
+    position = state.status == .ended ? 0 : state.position.seconds
+    volume = state.volume
+    repeatMode = state.repeatMode.rawValue
+    shuffle = state.shuffle
+    file = index.flatMap { $0 < queue.count ? FileIdentity(path: queue[$0]) : nil }
+  }
+
+  /// Whether `next` changed what is kept since `previous`: the queue, the track, the status (a pause, a stop, an
+  /// end), the settings, or the position while nothing plays (a paused seek). Positions that only run on while
+  /// playing are not worth a write.
+  static func worthSaving(_ next: PlayerState, after previous: PlayerState) -> Bool {
+    next.queueRevision != previous.queueRevision || next.index != previous.index || next.status != previous.status
+      || next.volume != previous.volume || next.repeatMode != previous.repeatMode || next.shuffle != previous.shuffle
+      || (next.status != .playing && next.position.seconds != previous.position.seconds)
+  }
+}
