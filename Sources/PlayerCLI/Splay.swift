@@ -17,7 +17,8 @@ struct Splay: AsyncParsableCommand {
         splay run fixtures/scripts/pause-resume.splay --output simulated
         splay serve &  splay ctl seek +5  splay ctl follow
         splay info song.flac
-        splay config             the settings in effect, from ~/.config/splay/config.toml
+        splay play --resume    (serve resumes by itself; see Resume in README)
+        splay config           (the settings of ~/.config/splay/config.toml)
 
       Exit codes:
         0  success

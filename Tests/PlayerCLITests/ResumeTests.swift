@@ -49,9 +49,9 @@ import Testing
       #expect(serve.wait(timeout: 10) == 0)
     }
 
-    /// The saved session, as JSON.
-    func saved() throws -> [String: Any] {
-      let data = try Data(contentsOf: URL(fileURLWithPath: stateFile))
+    /// The saved session (`serve`'s, or the file `name`), as JSON.
+    func saved(_ name: String = "state.json") throws -> [String: Any] {
+      let data = try Data(contentsOf: URL(fileURLWithPath: scratch.path + "/splay/" + name))
       return try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
     }
   }
@@ -166,6 +166,67 @@ import Testing
     try home.ctl("load", Self.tracks[1])
     home.stop(second)
     #expect(try Data(contentsOf: URL(fileURLWithPath: home.stateFile)) == before)
+  }
+
+  /// `splay play --resume` continues the last `play`: here one that played its queue to the end, which comes
+  /// back as its last track from the start.
+  @Test func playResumeContinuesTheLastPlaySession() throws {
+    let home = try Home()
+    let environment = ["XDG_STATE_HOME": home.scratch.path]
+    let first = try Splay.run(
+      ["play", "--json", "--output", "simulated", "--volume", "30"] + Self.tracks.prefix(2), environment: environment)
+    #expect(first.status == 0, "\(first.stderr)")
+    let resumed = try Splay.run(["play", "--json", "--output", "simulated", "--resume"], environment: environment)
+    #expect(resumed.status == 0, "\(resumed.stderr)")
+    // The volume comes back first, while nothing is loaded yet: the stream then opens at it.
+    #expect(resumed.statuses == ["idle", "paused", "playing", "ended"], "\(resumed.stdout)")
+    #expect(resumed.jsonLines.last?["index"] as? Int == 1)
+    #expect(resumed.jsonLines.last?["volume"] as? Int == 30)
+    #expect(resumed.queue == Self.tracks.prefix(2).map { $0 })
+  }
+
+  @Test func playResumeWithNothingSavedSaysSo() throws {
+    let home = try Home()
+    let result = try Splay.run(
+      ["play", "--output", "simulated", "--resume"], environment: ["XDG_STATE_HOME": home.scratch.path])
+    #expect(result.status == 1)
+    #expect(
+      result.stderr == "splay: --resume: no 'splay play' session to continue in \(home.scratch.path)/splay/play.json\n")
+  }
+
+  /// Paused and quit in the live view on the real server, `play --resume` comes back paused exactly there and
+  /// plays on from it.
+  @Test(.enabled(if: Tmux.available && PulseEnvironment.available, "needs tmux and the private PulseAudio server"))
+  func playResumeComesBackWhereTheViewWasQuit() async throws {
+    try await ExclusiveSink.run {
+      let home = try Home()
+      let tmuxSession = "splay-resume-\(getpid())"
+      try Tmux.run([
+        "new-session", "-d", "-s", tmuxSession, "-x", "100", "-y", "20", "-e", "XDG_STATE_HOME=\(home.scratch.path)",
+        "-e", "PULSE_SERVER=\(PulseEnvironment.server ?? "")", "\(Splay.binary) play \(Self.tracks[2]); sleep 30",
+      ])
+      defer { Tmux.end(tmuxSession) }
+      _ = try Tmux.waitForScreen(tmuxSession) { $0.contains("splay — playing") && $0.contains("0:01 /") }
+      try Tmux.run(["send-keys", "-t", tmuxSession, " "])
+      _ = try Tmux.waitForScreen(tmuxSession) { $0.contains("splay — paused") }
+      try Tmux.run(["send-keys", "-t", tmuxSession, "q"])
+      var saved: [String: Any] = [:]
+      for _ in 0..<100 {
+        saved = (try? home.saved("play.json")) ?? [:]
+        if (saved["position"] as? Double ?? 0) > 0 { break }
+        try await Task.sleep(for: .milliseconds(50))
+      }
+      let position = try #require(saved["position"] as? Double, "\(saved)")
+      #expect(position > 1 && position < 3)
+      let resumed = try Splay.run(
+        ["play", "--json", "--resume", "--volume", "100"], environment: ["XDG_STATE_HOME": home.scratch.path],
+        timeout: 3)
+      let states = resumed.jsonLines.filter { $0["status"] != nil }
+      #expect(states.first?["status"] as? String == "paused", "\(resumed.stdout)")
+      #expect(Self.seconds(states.first ?? [:]) == position)
+      let playing = states.first { $0["status"] as? String == "playing" }
+      #expect(playing.flatMap(Self.seconds) == position, "plays on from where it was quit")
+    }
   }
 
   /// A frame of the test tone: every frame differs from its neighbours and is audible.

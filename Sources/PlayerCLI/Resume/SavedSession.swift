@@ -43,10 +43,11 @@ struct SavedSession: Codable, Equatable, Sendable {
 }
 
 extension SavedSession {
-  /// What `state` says to keep; `file` is read from the disk now.
-  init(_ state: PlayerState) {
+  /// What `state` says to keep, its relative paths made absolute from `directory` (the session may be resumed
+  /// from another one); `file` is read from the disk now.
+  init(_ state: PlayerState, directory: String = FileManager.default.currentDirectoryPath) {
     let open = state.status.hasOpenTrack || state.status == .ended
-    queue = Array(state.queue)
+    queue = state.queue.map { $0.hasPrefix("/") ? $0 : directory + "/" + $0 }
     index = open ? state.index : nil
     // The end of the queue is kept as the start of its last track: resuming an ended queue plays that again.
     position = state.status == .ended ? 0 : state.position.seconds

@@ -1,4 +1,5 @@
 import ArgumentParser
+import FoundationEssentials
 import Futures
 import PlayerCore
 import PlayerDecoding
@@ -48,11 +49,24 @@ struct PlayCommand: AsyncParsableCommand {
   @Flag(name: .long, help: "Play the files in a random order (s toggles it).")
   var shuffle = false
 
+  @Flag(
+    name: .long,
+    help: """
+      Continue the last 'splay play' session where it stopped: its queue, track and position, volume, repeat \
+      and shuffle (kept in $XDG_STATE_HOME/splay/play.json unless the config's 'resume' is false).
+      """)
+  var resume = false
+
   @Argument(
     help: ArgumentHelp(
       "Audio files (WAV, FLAC, Ogg Vorbis, Opus, MP3, M4A…), folders, playlists, or '-' for a list on standard input.",
       valueName: "file"))
-  var files: [String]
+  var files: [String] = []
+
+  func validate() throws {
+    if resume, !files.isEmpty { throw ValidationError("--resume continues the last session: give it no files") }
+    if !resume, files.isEmpty { throw ValidationError("give the files, folders or playlists to play (or --resume)") }
+  }
 
   /// `--start` takes what `seek` takes in scripts and on the socket, except a step: there is nothing to step from.
   static func startPosition(_ text: String) throws -> SeekTarget {
@@ -85,30 +99,14 @@ struct PlayCommand: AsyncParsableCommand {
     let session = PlayerSession(settings, decoders: decoders, pulse: early?.output) { error in
       reports.report(error.message)
     }
-    let tracks = try TrackArguments.expand(files)
-    tracks.summaries.forEach(Console.error)
-    for entry in tracks.skipped { reports.report(entry.message) }
-    // Files named on the command line are checked now, so that a typo is reported before anything plays;
-    // the first track is opened now in any case (its decoder is kept for the controller). Files from
-    // folders and playlists are reported when their turn comes: opening ten thousand first would delay the
-    // first sound by seconds.
-    let named = Set(files)
-    var unplayable: Set<Int> = []
-    var found = false
-    for (index, path) in tracks.paths.enumerated() where !found || named.contains(path) {
-      do {
-        try decoders.check(path)
-        found = true
-      } catch {
-        reports.report(error.message)
-        unplayable.insert(index)
-      }
+    let keeping = config.resume?.value ?? true
+    let sessionFile = keeping ? SessionFile(name: "play.json", environment: ProcessInfo.processInfo.environment) : nil
+    if resume, sessionFile == nil {
+      let reason =
+        keeping ? "no home for the saved session" : "resuming is off (config.toml:\(config.resume?.line ?? 0))"
+      throw CLIError(message: "--resume: \(reason)", status: .usage)
     }
-    // Usually none is left out: then the list is queued as it is, not copied (200,000 paths are megabytes).
-    let playable =
-      unplayable.isEmpty
-      ? tracks.paths : tracks.paths.indices.filter { !unplayable.contains($0) }.map { tracks.paths[$0] }
-    guard !playable.isEmpty else { throw CLIError(message: "nothing to play", status: .fileError) }
+    let playable = resume ? [] : try playableTracks(decoders: decoders, reports: reports)
 
     let controller = session.controller
     let (finished, finish) = Future<PlayerState, Never>.pending()
@@ -140,13 +138,28 @@ struct PlayCommand: AsyncParsableCommand {
     // sound does not wait for this task to wake up between them. The first failure is the one reported.
     // Shuffle before the load: a shuffled queue starts at a random track and keeps its order, so that `s` turns
     // the shuffle off and plays on in the order given.
-    var steps = shuffle ? [controller.send(.shuffle(true))] : []
-    steps.append(controller.load(playable))
-    if let volume = volume ?? config.volume?.value { steps.append(controller.setVolume(volume)) }
+    var steps: [Future<PlayerState, PlayerError>] = []
+    if resume, let sessionFile {
+      // Brought back paused where the last session stopped; what is given on the command line then applies.
+      let restored = await SessionRestorer.restore(from: sessionFile, into: controller) { reports.report($0) }
+      guard restored.restored else {
+        throw CLIError(message: "--resume: no 'splay play' session to continue in \(sessionFile.path)", status: .failed)
+      }
+      if shuffle { steps.append(controller.send(.shuffle(true))) }
+    } else {
+      if shuffle { steps.append(controller.send(.shuffle(true))) }
+      steps.append(controller.load(playable))
+    }
+    if let volume = volume ?? (resume ? nil : config.volume?.value) { steps.append(controller.setVolume(volume)) }
     if loop { steps.append(controller.send(.repeatMode(.all))) }
     if let start, start != .absolute(0), start != .percent(0) { steps.append(controller.send(.seek(start))) }
     steps.append(controller.play())
     for future in steps { try await step(future, session) }
+    // A new session replaces the last one (`restored`: written on the way out even with no change).
+    let saver = sessionFile.map { file in
+      SessionSaver(file: file, baseline: controller.state, restored: true) { reports.report($0) }
+    }
+    saver?.start(following: controller)
     // Once playing: connecting to the bus must not compete with the first sound for the CPU.
     let mpris = mprisOptions.start(for: session, config: config) { finish.resolve(controller.state) }
 
@@ -156,12 +169,45 @@ struct PlayCommand: AsyncParsableCommand {
         until: { _ in finished.outcome != nil }, timeout: 86_400 * 365, controller: controller)
     }
     let last = await finished.settled
+    if let saver {
+      // Where the audio really is as it stops: the position fresh from the server, not the last anchor.
+      _ = await session.timeline.settle(controller.refresh(), controller: controller)
+      saver.finish(with: controller.state)
+    }
     _ = await session.timeline.settle(controller.shutdown(), controller: controller)
     await mpris?.stopWithin()
     if case .success(let state) = last, case .failed(let error) = state.status {
       throw CLIError(message: error.message, status: .outputError)
     }
     if reports.any { throw CLIError(message: "some files could not be played", status: .fileError) }
+  }
+
+  /// The tracks the operands name, expanded; those named on the command line are checked now, so that a typo is
+  /// reported before anything plays, and the first track is opened now in any case (its decoder is kept for the
+  /// controller). Files from folders and playlists are reported when their turn comes: opening ten thousand first
+  /// would delay the first sound by seconds.
+  private func playableTracks(decoders: ProbedDecoderFactory, reports: SkipReports) throws -> [String] {
+    let tracks = try TrackArguments.expand(files)
+    tracks.summaries.forEach(Console.error)
+    for entry in tracks.skipped { reports.report(entry.message) }
+    let named = Set(files)
+    var unplayable: Set<Int> = []
+    var found = false
+    for (index, path) in tracks.paths.enumerated() where !found || named.contains(path) {
+      do {
+        try decoders.check(path)
+        found = true
+      } catch {
+        reports.report(error.message)
+        unplayable.insert(index)
+      }
+    }
+    // Usually none is left out: then the list is queued as it is, not copied (200,000 paths are megabytes).
+    let playable =
+      unplayable.isEmpty
+      ? tracks.paths : tracks.paths.indices.filter { !unplayable.contains($0) }.map { tracks.paths[$0] }
+    guard !playable.isEmpty else { throw CLIError(message: "nothing to play", status: .fileError) }
+    return playable
   }
 
   /// Waits for a command's future; a failure ends `play` with the error's exit status.
