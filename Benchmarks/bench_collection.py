@@ -6,7 +6,8 @@ before). Three figures against issue 32's targets: the time from spawn to first 
 walks the tree, sorts it naturally and reads each file's first bytes before the first track plays; mpv, given
 the same folder, is the peer), the peak RSS of that process, the size of one `ctl status` with the whole
 tree in the queue of `splay serve`, and the time one `enqueue` takes there (beside a `status` round trip on
-the same connection, the socket's own floor), in order and shuffled.
+the same connection, the socket's own floor), in order and shuffled; and the time `splay serve` takes from spawn
+to a restored session of 10,000 of those tracks (issue 34).
 """
 
 import json
@@ -109,6 +110,50 @@ def serve_figures(splay, root, source, directory, stop_process):
         stop_process(server)
 
 
+RESTORED_TRACKS = 10_000
+RESTORE_ROUNDS = 7
+
+
+def restore_ms(splay, root, directory, stop_process):
+    """The median milliseconds from spawning `splay serve` with a saved session of 10,000 tracks of the tree (the
+    5,000th paused at 12.5 s) to its reply to a first `status` showing that session restored: the socket is
+    bound before the restore and a request waits behind it, so the reply is the restored state."""
+    tracks = sorted(str(path) for path in root.rglob("*.flac"))[:RESTORED_TRACKS]
+    state = Path(directory) / "resume-state"
+    (state / "splay").mkdir(parents=True, exist_ok=True)
+    session = {"version": 1, "queue": tracks, "index": 5_000, "position": 12.5, "volume": 100, "repeat": "off",
+               "shuffle": False}
+    times = []
+    for round_number in range(RESTORE_ROUNDS):
+        (state / "splay" / "state.json").write_text(json.dumps(session))
+        path = Path(directory) / f"resume-{round_number}.sock"
+        start = time.perf_counter()
+        server = subprocess.Popen([splay, "serve", "--no-mpris", "--socket", str(path)], stdin=subprocess.DEVNULL,
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                  env=os.environ | {"XDG_STATE_HOME": str(state)})
+        try:
+            while True:
+                try:
+                    connection = socket.socket(socket.AF_UNIX)
+                    connection.connect(str(path))
+                    break
+                except OSError:
+                    connection.close()
+                    if time.perf_counter() - start > 10:
+                        raise SystemExit("splay serve did not open its socket in 10 s")
+                    time.sleep(0.0005)
+            with connection:
+                connection.sendall(b'{"id": 1, "command": "status"}\n')
+                reply = json.loads(connection.makefile("rb").readline())
+            times.append((time.perf_counter() - start) * 1000)
+            restored = reply.get("state", {})
+            if restored.get("status") != "paused" or restored.get("queueLength") != RESTORED_TRACKS:
+                raise SystemExit(f"splay serve did not restore the session: {str(reply)[:200]}")
+        finally:
+            stop_process(server)
+    return sorted(times)[len(times) // 2]
+
+
 def measure_collection(rounds, directory, source, contenders, first_audio, monitor, high_water_mark,
                        stop_process):
     """Spawns each contender on the tree `rounds` times, round-robin; then splay's RSS and status size.
@@ -125,6 +170,8 @@ def measure_collection(rounds, directory, source, contenders, first_audio, monit
     rss = {name: peak_rss_mb(command + [str(root)], 3, high_water_mark, stop_process)
            for name, command in contenders.items()}
     serve = serve_figures(contenders["splay"][0], root, source, directory, stop_process)
+    step(f"splay serve restoring a saved session of {RESTORED_TRACKS:,} tracks: {RESTORE_ROUNDS} spawns")
+    serve["restore_ms"] = restore_ms(contenders["splay"][0], root, directory, stop_process)
     return {"first_audio": figures, "rss": rss, "serve": serve}
 
 
@@ -149,6 +196,10 @@ def collection_rows(results, percentile, ms, verdict):
          verdict(rss["splay"] <= 60, f"{rss['splay']:.1f} MB > 60 MB")],
         [f"One `ctl status --json` with {FILES:,} tracks queued", f"{status:,} bytes", "—", "≤ 4 KB",
          verdict(status <= 4096, f"{status:,} bytes > 4 KB")],
+        [f"`splay serve` start to its first `status` reply with a saved {RESTORED_TRACKS:,}-track session restored "
+         "(median from spawn, paused at the saved position on the server)", ms(serve["restore_ms"]),
+         "— (mpv keeps a position per file; MPD is not installed here)", "≤ 50 ms",
+         verdict(serve["restore_ms"] <= 50, f"{ms(serve['restore_ms'])} > 50 ms")],
     ] + [
         [f"`enqueue` of one file to {FILES:,} queued tracks{how} (median round trip)", f"{serve[key]:.2f} ms",
          floor, "≤ 1 ms", verdict(serve[key] <= 1, f"{serve[key]:.2f} ms > 1 ms")]

@@ -73,6 +73,8 @@ struct ServeCommand: AsyncParsableCommand {
     ) { error in
       Console.error(error.message)
     }
+    // Restored before the socket exists: the first client finds the session, never the empty player before it.
+    let saver = await keepSession(of: session.controller, config: config)
     let hub = ControlHub(controller: session.controller, maximumClients: maxClients) { quitResolver.resolve() }
     let bootstrap = ServerBootstrap(group: group)
       .serverChannelOption(.backlog, value: 64)
@@ -96,8 +98,6 @@ struct ServeCommand: AsyncParsableCommand {
       throw CLIError(message: "cannot serve on \(path): \(error)", status: .failed)
     }
     chmod(path, 0o600)
-    // Restored before serving: the first client sees the session, and commands sent meanwhile queue behind it.
-    let saver = await keepSession(of: session.controller, config: config)
     Console.error("serving on \(path)")
     // Once the socket is ours: a second serve that is refused never appears on the bus.
     let mpris = mprisOptions.start(for: session, config: config) { quitResolver.resolve() }
