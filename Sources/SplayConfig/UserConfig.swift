@@ -12,7 +12,9 @@ package struct ConfigValue<Value: Sendable & Equatable>: Sendable, Equatable {
 /// not set is nil, and the command line or splay's own default decides it.
 package struct UserConfig: Sendable, Equatable {
   /// Every key the file may set, in the order `splay config` lists them.
-  package static let keys = ["output", "server", "sink", "deadline", "volume", "socket", "mpris", "resume"]
+  package static let keys = [
+    "output", "server", "sink", "deadline", "volume", "socket", "mpris", "resume", "on-track", "on-state",
+  ]
 
   /// The file read; the file need not exist.
   package var path: String
@@ -34,6 +36,10 @@ package struct UserConfig: Sendable, Equatable {
   package var mpris: ConfigValue<Bool>?
   /// `resume`: whether `serve` restores its last session at start and keeps it as it changes.
   package var resume: ConfigValue<Bool>?
+  /// `on-track`: a shell command run on each new current track (the state as JSON on its input).
+  package var onTrack: ConfigValue<String>?
+  /// `on-state`: a shell command run on every confirmed state.
+  package var onState: ConfigValue<String>?
 
   /// An empty config for `path`.
   package init(path: String) {
@@ -76,6 +82,8 @@ package struct UserConfig: Sendable, Equatable {
       case "socket": config.socket = try reader.path(home: home)
       case "mpris": config.mpris = try reader.boolean()
       case "resume": config.resume = try reader.boolean()
+      case "on-track": config.onTrack = try reader.nonEmptyString()
+      case "on-state": config.onState = try reader.nonEmptyString()
       default: throw reader.unknown(among: keys)
       }
     }

@@ -32,6 +32,8 @@ import Testing
       socket = "~/splay.sock"
       mpris = false
       resume = false
+      on-track = 'notify-send "$SPLAY_TITLE"'
+      on-state = 'cat > /tmp/splay-state.json'
       """)
     #expect(config.output == ConfigValue(value: "simulated", line: 2))
     #expect(config.server == ConfigValue(value: "unix:/run/user/1000/pulse/native", line: 3))
@@ -41,6 +43,8 @@ import Testing
     #expect(config.socket == ConfigValue(value: "/h/splay.sock", line: 8))
     #expect(config.mpris == ConfigValue(value: false, line: 9))
     #expect(config.resume == ConfigValue(value: false, line: 10))
+    #expect(config.onTrack == ConfigValue(value: "notify-send \"$SPLAY_TITLE\"", line: 11))
+    #expect(config.onState == ConfigValue(value: "cat > /tmp/splay-state.json", line: 12))
   }
 
   @Test func anEmptyFileSetsNothing() throws {
@@ -59,7 +63,7 @@ import Testing
     ("volume = 40\nvolum = 3", "/h/.config/splay/config.toml:2: unknown key 'volum' (did you mean 'volume'?)"),
     (
       "colour = 1",
-      "/h/.config/splay/config.toml:1: unknown key 'colour' (known keys: output, server, sink, deadline, volume, socket, mpris, resume)"
+      "/h/.config/splay/config.toml:1: unknown key 'colour' (known keys: output, server, sink, deadline, volume, socket, mpris, resume, on-track, on-state)"
     ),
     ("\n[replaygain]\nmode = 'album'", "/h/.config/splay/config.toml:2: unknown table [replaygain]"),
     ("output = \"alsa\"", "/h/.config/splay/config.toml:1: output must be \"pulse\" or \"simulated\", found \"alsa\""),

@@ -18,6 +18,8 @@ struct ConfigCommand: AsyncParsableCommand {
         socket = "~/splay.sock" where 'serve' listens and 'ctl' connects
         mpris = false           no MPRIS on the session bus
         resume = false          'serve' starts empty, and keeps nothing
+        on-track = "notify-send \"$SPLAY_TITLE\""   run on each new track (state JSON on stdin)
+        on-state = "~/bin/bar-update"               run on every confirmed state
       An option on the command line wins over the file. An unknown key or a bad value is an error naming the \
       file and line, and splay exits 2. The output is itself a valid config file.
       """)
@@ -67,6 +69,8 @@ struct ConfigCommand: AsyncParsableCommand {
       ),
       ("mpris = \(config.mpris?.value ?? true)", source(config.mpris?.line)),
       ("resume = \(config.resume?.value ?? true)", source(config.resume?.line)),
+      (config.onTrack.map { "on-track = " + quoted($0.value) } ?? "# on-track: no hook", source(config.onTrack?.line)),
+      (config.onState.map { "on-state = " + quoted($0.value) } ?? "# on-state: no hook", source(config.onState?.line)),
     ]
     // Aligned, except for the long comments of unset keys.
     let width = rows.map(\.setting.count).filter { $0 <= 36 }.max() ?? 0

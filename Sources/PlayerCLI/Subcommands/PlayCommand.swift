@@ -25,6 +25,8 @@ struct PlayCommand: AsyncParsableCommand {
 
   @OptionGroup var mprisOptions: MPRISOptions
 
+  @OptionGroup var hookOptions: HookOptions
+
   @Flag(name: .long, help: "Print each confirmed state as a JSON line instead of the live view.")
   var json = false
 
@@ -130,6 +132,8 @@ struct PlayCommand: AsyncParsableCommand {
       }
     }
     defer { observation.cancel() }
+    // Said in the view, not counted as a file that could not be played: a hook does not change the exit status.
+    let hooks = hookOptions.start(following: controller, config: config) { view.report($0) }
     view.begin()
     defer { view.end() }
     reports.attach(view, replaying: interactive)
@@ -175,6 +179,7 @@ struct PlayCommand: AsyncParsableCommand {
       saver.finish(with: controller.state)
     }
     _ = await session.timeline.settle(controller.shutdown(), controller: controller)
+    await hooks.finish(within: 2)
     await mpris?.stopWithin()
     if case .success(let state) = last, case .failed(let error) = state.status {
       throw CLIError(message: error.message, status: .outputError)

@@ -28,6 +28,8 @@ struct ServeCommand: AsyncParsableCommand {
 
   @OptionGroup var mprisOptions: MPRISOptions
 
+  @OptionGroup var hookOptions: HookOptions
+
   @Option(
     name: .long,
     help: ArgumentHelp("The socket path (default: the config's, else $XDG_RUNTIME_DIR/splay.sock).", valueName: "path"))
@@ -73,6 +75,7 @@ struct ServeCommand: AsyncParsableCommand {
     ) { error in
       Console.error(error.message)
     }
+    let hooks = hookOptions.start(following: session.controller, config: config) { Console.error($0) }
     // Restored before the socket exists: the first client finds the session, never the empty player before it.
     let saver = await keepSession(of: session.controller, config: config)
     let hub = ControlHub(controller: session.controller, maximumClients: maxClients) { quitResolver.resolve() }
@@ -118,6 +121,7 @@ struct ServeCommand: AsyncParsableCommand {
       saver.finish(with: session.controller.state)
     }
     _ = await session.controller.shutdown().settled
+    await hooks.finish(within: 2)
     // After the controller: the calls it cancelled on the way out are answered before the connection closes.
     await mpris?.stopWithin()
     try? await group.shutdownGracefully()
