@@ -73,7 +73,19 @@ static int config_decides(void) {
   if (file == NULL) return config_silent;
   int found = config_silent;
   char line[1024];
+  // Inside a multi-line string ("""...""" or '''...'''), lines are its text, not keys or tables.
+  const char *open_string = NULL;
   while (fgets(line, sizeof line, file) != NULL) {
+    if (open_string != NULL) {
+      if (strstr(line, open_string) != NULL) open_string = NULL;
+      continue;
+    }
+    static const char *const delimiters[] = {"\"\"\"", "'''"};
+    for (size_t which = 0; which < 2; which++) {
+      int count = 0;
+      for (const char *at = strstr(line, delimiters[which]); at != NULL; at = strstr(at + 3, delimiters[which])) count++;
+      if (count % 2 == 1) open_string = delimiters[which];
+    }
     const char *key = line + strspn(line, " \t\"'");
     if (key[0] == '[') break;
     size_t name = strcspn(key, " \t=\"'");

@@ -66,7 +66,7 @@ struct ValueReader {
 
   private static func describe(_ value: any TOMLValueConvertible) -> String {
     switch value.type {
-    case .string: "\"\(value.string ?? "")\""
+    case .string: tomlQuoted(value.string ?? "")
     case .int: value.int.map(String.init) ?? "an integer"
     case .double: value.double.map { "\($0)" } ?? "a number"
     case .bool: value.bool.map { "\($0)" } ?? "a boolean"

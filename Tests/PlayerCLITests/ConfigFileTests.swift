@@ -95,7 +95,12 @@ import Testing
   }
 
   @Test(.enabled(if: PulseEnvironment.available, "needs the private PulseAudio server"))
-  func aConfiguredServerPlaysWhenPULSE_SERVERPointsElsewhere() throws {
+  func aConfiguredServerPlaysWhenPULSE_SERVERPointsElsewhere() async throws {
+    // It plays into the sink: not beside a test that records it.
+    try await ExclusiveSink.run { try configuredServerPlays() }
+  }
+
+  private func configuredServerPlays() throws {
     let server = try #require(PulseEnvironment.server)
     let home = try ConfigHome("server = \"\(server)\"\nsink = \"\(PulseEnvironment.sink)\"\n")
     let environment = home.environment.merging(["PULSE_SERVER": "unix:/nonexistent/splay-env"]) { $1 }
@@ -113,7 +118,10 @@ import Testing
   /// output (or server).
   @Test func aConfiguredOutputKeepsTheEarlyConnectionFromTheDefaultServer() throws {
     let server = try SilentSocket()
-    for text in ["output = \"simulated\"\n", "  'output'=\"simulated\"\n# volume = 5\n"] {
+    for text in [
+      "output = \"simulated\"\n", "  'output'=\"simulated\"\n# volume = 5\n",
+      "on-state = '''\n[ -n \"$X\" ] && echo\n'''\noutput = \"simulated\"\n",
+    ] {
       let home = try ConfigHome(text)
       let environment = home.environment.merging(["PULSE_SERVER": "unix:" + server.path]) { $1 }
       let result = try Splay.run(["play", "--json", Self.short], environment: environment)

@@ -53,6 +53,38 @@ import Testing
     #expect(skipped + lines.count == 10, "every state was run or counted as skipped: \(lines)")
   }
 
+  /// A hook starts as a shell would start it: splay ignores SIGTERM and its threads block signals, but a hook
+  /// left running still dies of SIGTERM.
+  @Test func aHookStillDiesOfSIGTERM() throws {
+    let scratch = try ScratchDirectory("splay-hooks")
+    let pidFile = scratch.path + "/pid"
+    let server = try Server(extra: ["--on-state", "echo $$ > '\(pidFile)'; exec sleep 30"])
+    let client = try ControlClient(path: server.path)
+    client.request(["id": 1, "command": "volume", "args": ["20"]])
+    #expect(client.next()?["ok"] as? Bool == true)
+    var pid: pid_t?
+    for _ in 0..<300 {
+      pid = (try? String(contentsOfFile: pidFile, encoding: .utf8)).flatMap {
+        pid_t($0.trimmingCharacters(in: .whitespacesAndNewlines))
+      }
+      if pid != nil { break }
+      usleep(10_000)
+    }
+    let hook = try #require(pid, "the hook did not start")
+    kill(hook, SIGTERM)
+    var alive = true
+    for _ in 0..<200 where alive {
+      alive = kill(hook, 0) == 0 && !Self.isZombie(hook)
+      if alive { usleep(10_000) }
+    }
+    #expect(!alive, "the hook survived SIGTERM")
+  }
+
+  private static func isZombie(_ pid: pid_t) -> Bool {
+    let status = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? ""
+    return status.split(separator: ")").last?.trimmingCharacters(in: .whitespaces).hasPrefix("Z") ?? true
+  }
+
   /// On the real server, a hook that sleeps 10 s on every state does not hold back a pause's confirmation.
   @Test(.enabled(if: PulseEnvironment.available, "needs the private PulseAudio server of `make test`"))
   func aHookThatSleepsDoesNotDelayAPause() async throws {

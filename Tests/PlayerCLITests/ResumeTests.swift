@@ -155,6 +155,48 @@ import Testing
     #expect(try home.saved()["queue"] as? [String] == [Self.tracks[0]])
   }
 
+  /// Values splay could not have written (a position of 1e300, a track outside the queue) are a damaged file: set
+  /// aside, never handed to the output.
+  @Test(arguments: [("position", 1e300), ("index", 7), ("volume", 400)])
+  func anImplausibleSessionIsSetAside(field: String, value: Double) throws {
+    let home = try Home()
+    var session: [String: Any] = [
+      "version": 1, "queue": [Self.tracks[0]], "index": 0, "position": 1.0, "volume": 50, "repeat": "off",
+      "shuffle": false,
+    ]
+    session[field] = field == "position" ? value : Int(value)
+    try FileManager.default.createDirectory(atPath: home.scratch.path + "/splay", withIntermediateDirectories: true)
+    try JSONSerialization.data(withJSONObject: session).write(to: URL(fileURLWithPath: home.stateFile))
+    let serve = try home.serve()
+    defer { home.stop(serve) }
+    #expect(try home.ctl("status")["status"] as? String == "idle")
+    #expect(FileManager.default.fileExists(atPath: home.stateFile + ".bad"))
+  }
+
+  /// A session that cannot come back (its audio server is not up yet) stays in the file until the queue changes:
+  /// a volume step on the empty player does not replace it.
+  @Test func aSessionThatCouldNotBeRestoredIsKeptUntilTheQueueChanges() throws {
+    let home = try Home()
+    let first = try home.serve()
+    try home.ctl("load", Self.tracks[2])
+    try home.ctl("seek", "3")
+    home.stop(first)
+    let saved = try Data(contentsOf: URL(fileURLWithPath: home.stateFile))
+    let log = home.scratch.path + "/serve.log"
+    let environment = ProcessInfo.processInfo.environment.merging([
+      "XDG_STATE_HOME": home.scratch.path, "PULSE_SERVER": "unix:/nonexistent/splay-resume",
+    ]) { $1 }
+    let away = try ChildProcess(
+      [Splay.binary, "serve", "--no-mpris", "--output", "pulse", "--deadline", "1", "--socket", home.socket],
+      environment: environment, stderr: log)
+    #expect(ControlClient.waitForListener(at: home.socket, within: 10))
+    _ = try Splay.run(["ctl", "--socket", home.socket, "volume", "30"])
+    home.stop(away)
+    #expect(try Data(contentsOf: URL(fileURLWithPath: home.stateFile)) == saved)
+    let stderr = try String(contentsOfFile: log, encoding: .utf8)
+    #expect(stderr.contains("cannot restore the session"), "\(stderr)")
+  }
+
   @Test func withoutResumeServeStartsEmptyAndKeepsNothing() throws {
     let home = try Home()
     let first = try home.serve()

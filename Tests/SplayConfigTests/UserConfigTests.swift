@@ -104,6 +104,19 @@ import Testing
     #expect(duplicate.hasPrefix("/h/.config/splay/config.toml:2: "))
   }
 
+  /// A multi-line string's lines are its text: a `[` or `key =` there neither opens a table nor sets a key, and
+  /// the keys after it keep their lines.
+  @Test func aMultiLineStringDoesNotMoveTheLines() {
+    let text = "on-state = '''\n[ -n \"$SPLAY_TITLE\" ] && echo\nvolume = 3\n'''\nvolum = 40\n"
+    #expect(Self.error(text) == "/h/.config/splay/config.toml:5: unknown key 'volum' (did you mean 'volume'?)")
+  }
+
+  @Test func aDottedKeyIsReportedAtItsLine() {
+    #expect(
+      Self.error("volume = 1\nmpris.enabled = false\n")
+        == "/h/.config/splay/config.toml:2: mpris must be true or false, found a table")
+  }
+
   @Test func theFirstMistakeInTheFileIsTheOneReported() {
     #expect(Self.error("zeta = 1\nalpha = 2") == Self.error("zeta = 1"))
   }

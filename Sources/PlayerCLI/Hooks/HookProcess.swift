@@ -8,21 +8,37 @@ enum HookProcess {
     // A socket pair, not a pipe: a hook that exits without reading its input must not end splay with SIGPIPE
     // (send with MSG_NOSIGNAL cannot raise it; a pipe's write can).
     var ends: [Int32] = [-1, -1]
-    guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &ends) == 0 else { return .failure(.spawn(errno)) }
+    // Close-on-exec from the start: another hook spawned meanwhile must not inherit either end.
+    let type = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
+    guard socketpair(AF_UNIX, type, 0, &ends) == 0 else { return .failure(.spawn(errno)) }
     defer { close(ends[0]) }
-    for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
     var actions = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)
     defer { posix_spawn_file_actions_destroy(&actions) }
     posix_spawn_file_actions_adddup2(&actions, ends[1], 0)
     posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
     posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-    let merged = currentEnvironment().merging(environment) { $1 }
+    // The hook starts as a shell would start it: splay's threads block signals and ignore SIGINT, SIGTERM,
+    // SIGHUP and SIGPIPE, and a child inherits both; a hook left running must still die of them.
+    var attributes = posix_spawnattr_t()
+    posix_spawnattr_init(&attributes)
+    defer { posix_spawnattr_destroy(&attributes) }
+    var noSignals = sigset_t()
+    sigemptyset(&noSignals)
+    posix_spawnattr_setsigmask(&attributes, &noSignals)
+    var defaults = sigset_t()
+    sigemptyset(&defaults)
+    for number in [SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGQUIT, SIGALRM, SIGCHLD] { sigaddset(&defaults, number) }
+    posix_spawnattr_setsigdefault(&attributes, &defaults)
+    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+    // splay's own SPLAY_* variables are not the state's: a state without a track sets fewer.
+    let inherited = currentEnvironment().filter { !$0.key.hasPrefix("SPLAY_") }
+    let merged = inherited.merging(environment) { $1 }
     let argv = [String](["/bin/sh", "-c", command]).map { strdup($0) } + [nil]
     let envp = merged.map { strdup("\($0.key)=\($0.value)") } + [nil]
     defer { for pointer in argv + envp { free(pointer) } }
     var pid: pid_t = 0
-    let spawned = posix_spawn(&pid, "/bin/sh", &actions, nil, argv, envp)
+    let spawned = posix_spawn(&pid, "/bin/sh", &actions, &attributes, argv, envp)
     close(ends[1])
     guard spawned == 0 else { return .failure(.spawn(spawned)) }
     var offset = 0

@@ -7,6 +7,15 @@ import PlayerCore
 struct SavedSession: Codable, Equatable, Sendable {
   /// The format's version: a file of another version is not read.
   static let version = 1
+  /// The furthest position kept, in seconds (a year): a larger one is a damaged file.
+  static let latestPosition = 31_536_000.0
+
+  /// Whether the values are ones splay could have written: the version, a position within a year, a volume in
+  /// 0...100, and a track inside the queue.
+  var isPlausible: Bool {
+    version == Self.version && position.isFinite && (0...Self.latestPosition).contains(position)
+      && (0...100).contains(volume) && index.map { queue.indices.contains($0) } ?? true
+  }
 
   var version = SavedSession.version
   var queue: [String]
@@ -46,11 +55,11 @@ extension SavedSession {
   /// What `state` says to keep, its relative paths made absolute from `directory` (the session may be resumed
   /// from another one); `file` is read from the disk now.
   init(_ state: PlayerState, directory: String = FileManager.default.currentDirectoryPath) {
-    let open = state.status.hasOpenTrack || state.status == .ended
     queue = state.queue.map { $0.hasPrefix("/") ? $0 : directory + "/" + $0 }
-    index = open ? state.index : nil
+    // Also after a failure (`failed(output-lost)` keeps its track and position: the session resumes there).
+    index = state.index.flatMap { $0 < state.queue.count ? $0 : nil }
     // The end of the queue is kept as the start of its last track: resuming an ended queue plays that again.
-    position = state.status == .ended ? 0 : state.position.seconds
+    position = state.status == .ended || index == nil ? 0 : state.position.seconds
     volume = state.volume
     repeatMode = state.repeatMode.rawValue
     shuffle = state.shuffle

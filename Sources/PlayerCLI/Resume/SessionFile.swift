@@ -33,7 +33,7 @@ struct SessionFile: Sendable {
   func read() -> Reading {
     removeStaleTemporaries()
     guard let data = FileManager.default.contents(atPath: path) else { return .none }
-    if let session = try? JSONDecoder().decode(SavedSession.self, from: data), session.version == SavedSession.version {
+    if let session = try? JSONDecoder().decode(SavedSession.self, from: data), session.isPlausible {
       return .session(session)
     }
     let aside = path + ".bad"

@@ -7,10 +7,12 @@ import PlayerCore
 /// track whose file changed starts from 0; each is said in one line.
 enum SessionRestorer {
   /// What restoring did: whether a session came back (then the file is written again on exit even without a
-  /// change), and the state changes are counted from.
+  /// change), the state changes are counted from, and why a session that was there could not come back.
   struct Outcome {
     var restored: Bool
     var baseline: PlayerState
+    /// The output's or the file's error when a saved session could not be restored; nil otherwise.
+    var failure: PlayerError? = nil
   }
 
   /// Reads `file` and restores what it holds into `controller`; `report` hears each line to print.
@@ -23,22 +25,23 @@ enum SessionRestorer {
       report(message)
       return Outcome(restored: false, baseline: controller.state)
     case .session(let session):
-      let restored = await restore(session, into: controller, name: file.path, report: report)
-      return Outcome(restored: restored, baseline: controller.state)
+      let failure = await restore(session, into: controller, name: file.path, report: report)
+      return Outcome(restored: failure == nil, baseline: controller.state, failure: failure)
     }
   }
 
-  /// Restores `session` (read from `name`); false when nothing could be.
+  /// Restores `session` (read from `name`); the reason when it could not be (``PlayerError/noTracks(path:)``
+  /// when none of its files is left).
   static func restore(
     _ session: SavedSession, into controller: PlayerController, name: String, report: @Sendable (String) -> Void
-  ) async -> Bool {
+  ) async -> PlayerError? {
     let kept = session.queue.indices.filter { FileManager.default.fileExists(atPath: session.queue[$0]) }
     if kept.count < session.queue.count {
       let gone = session.queue.indices.filter { !kept.contains($0) }.map { session.queue[$0] }
       let named = gone.prefix(3).joined(separator: ", ") + (gone.count > 3 ? " and \(gone.count - 3) more" : "")
       report("\(name): \(gone.count == 1 ? "a saved track is" : "\(gone.count) saved tracks are") gone: \(named)")
     }
-    guard !kept.isEmpty else { return false }
+    guard !kept.isEmpty else { return .noTracks(path: name) }
     let queue = kept.map { session.queue[$0] }
     // The current track, or the first one kept after it when its file is gone (from its start).
     let current = session.index ?? 0
@@ -52,13 +55,11 @@ enum SessionRestorer {
     _ = await controller.setVolume(session.volume).settled
     switch await controller.restore(queue: queue, index: index, at: seconds).settled {
     case .success: break
-    case .failure(let error):
-      report("\(name): cannot restore the session: \(error.message)")
-      return false
-    case .cancelled: return false
+    case .failure(let error): return error
+    case .cancelled: return .cancelled
     }
     _ = await controller.send(.repeatMode(RepeatMode(rawValue: session.repeatMode) ?? .off)).settled
     _ = await controller.send(.shuffle(session.shuffle)).settled
-    return true
+    return nil
   }
 }

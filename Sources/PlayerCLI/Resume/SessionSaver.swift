@@ -17,6 +17,9 @@ final class SessionSaver: Sendable {
     var reported = false
     /// Something worth saving changed since the baseline.
     var changed = false
+    /// A saved session that could not be restored (its server was not up yet): kept until the queue changes,
+    /// so that a volume step on the empty player does not replace it.
+    var protectedQueue: UInt64?
     var finished = false
   }
 
@@ -29,11 +32,16 @@ final class SessionSaver: Sendable {
   private let restored: Bool
 
   /// A saver that counts changes from `baseline`: the session `restored` from the file, or the start when
-  /// none came back (a file that could not be restored then stays as it is until something changes). `report`
-  /// hears the first failure to write.
-  init(file: SessionFile, baseline: PlayerState, restored: Bool, report: @escaping @Sendable (String) -> Void) {
+  /// none came back; a session that was there but `failed` to come back stays in the file until the queue
+  /// changes. `report` hears the first failure to write.
+  init(
+    file: SessionFile, baseline: PlayerState, restored: Bool, failed: Bool = false,
+    report: @escaping @Sendable (String) -> Void
+  ) {
     self.file = file
-    pending = Lock(Pending(last: baseline))
+    var start = Pending(last: baseline)
+    if failed { start.protectedQueue = baseline.queueRevision }
+    pending = Lock(start)
     self.restored = restored
     self.report = report
   }
@@ -47,6 +55,10 @@ final class SessionSaver: Sendable {
   private func consider(_ state: PlayerState) {
     let schedule = pending.withLock { pending -> Bool in
       guard !pending.finished, SavedSession.worthSaving(state, after: pending.last) else { return false }
+      if let protected = pending.protectedQueue {
+        guard state.queueRevision != protected else { return false }
+        pending.protectedQueue = nil
+      }
       pending.last = state
       pending.unwritten = state
       pending.changed = true
@@ -60,7 +72,8 @@ final class SessionSaver: Sendable {
     let state = pending.withLock { pending -> PlayerState? in
       pending.queued = false
       defer { pending.unwritten = nil }
-      return pending.unwritten
+      // After ``finish(with:)``: its state is the last word, and a state published meanwhile must not follow it.
+      return pending.finished ? nil : pending.unwritten
     }
     if let state { write(state) }
   }

@@ -42,9 +42,7 @@ struct ConfigCommand: AsyncParsableCommand {
     func source(_ line: Int?, orDefault note: String = "default") -> String {
       line.map { "\(file):\($0)" } ?? note
     }
-    func quoted(_ text: String) -> String {
-      "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
-    }
+    func quoted(_ text: String) -> String { tomlQuoted(text) }
     let defaultSocket = environment["XDG_RUNTIME_DIR"].flatMap { $0.isEmpty ? nil : $0 + "/splay.sock" }
     let deadline = config.deadline?.value ?? OutputSettings.defaultDeadline
     let rows: [(setting: String, source: String)] = [

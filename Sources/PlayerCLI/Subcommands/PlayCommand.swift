@@ -145,7 +145,11 @@ struct PlayCommand: AsyncParsableCommand {
     var steps: [Future<PlayerState, PlayerError>] = []
     if resume, let sessionFile {
       // Brought back paused where the last session stopped; what is given on the command line then applies.
-      let restored = await SessionRestorer.restore(from: sessionFile, into: controller) { reports.report($0) }
+      // Said, not counted: a file of the session that is gone does not make this run's exit status 3.
+      let restored = await SessionRestorer.restore(from: sessionFile, into: controller) { view.report($0) }
+      if let failure = restored.failure {
+        throw CLIError(message: "--resume: \(failure.message)", status: Self.status(for: failure))
+      }
       guard restored.restored else {
         throw CLIError(message: "--resume: no 'splay play' session to continue in \(sessionFile.path)", status: .failed)
       }
@@ -164,6 +168,8 @@ struct PlayCommand: AsyncParsableCommand {
       SessionSaver(file: file, baseline: controller.state, restored: true) { reports.report($0) }
     }
     saver?.start(following: controller)
+    // Ended by a signal or Ctrl-C, play keeps the last confirmed state it has (no time to ask the server).
+    if let saver { SignalExit.lastWords { saver.finish(with: controller.state) } }
     // Once playing: connecting to the bus must not compete with the first sound for the CPU.
     let mpris = mprisOptions.start(for: session, config: config) { finish.resolve(controller.state) }
 

@@ -17,7 +17,7 @@ struct ServeCommand: AsyncParsableCommand {
     discussion: """
       The socket is created with mode 0600 (default $XDG_RUNTIME_DIR/splay.sock). serve refuses to start \
       when another splay serves the same socket, and replaces a stale socket file. It runs until a client \
-      sends {"command": "quit"} or it receives SIGTERM or SIGINT, then removes the socket. When the audio \
+      sends {"command": "quit"} or it receives SIGTERM, SIGINT or SIGHUP, then saves its session and removes the socket. When the audio \
       server goes away, serve stays up, publishes failed(output-lost) and reconnects in the background with \
       backoff; once the server is back the track is open again, paused at the last confirmed position. \
       With a D-Bus session bus, serve is also an MPRIS player (org.mpris.MediaPlayer2.splay) for media keys, \
@@ -57,7 +57,7 @@ struct ServeCommand: AsyncParsableCommand {
     // default action could still kill serve with status 15).
     let (quit, quitResolver) = Future<Void, Never>.pending()
     let signalQueue = DispatchQueue(label: "splay.signals")
-    let signals = [SIGTERM, SIGINT].map { sig -> any DispatchSourceSignal in
+    let signals = [SIGTERM, SIGINT, SIGHUP].map { sig -> any DispatchSourceSignal in
       signal(sig, SIG_IGN)
       let source = DispatchSource.makeSignalSource(signal: sig, queue: signalQueue)
       source.setEventHandler { quitResolver.resolve() }
@@ -75,9 +75,10 @@ struct ServeCommand: AsyncParsableCommand {
     ) { error in
       Console.error(error.message)
     }
-    let hooks = hookOptions.start(following: session.controller, config: config) { Console.error($0) }
     // Restored before the socket exists: the first client finds the session, never the empty player before it.
     let saver = await keepSession(of: session.controller, config: config)
+    // After the restore: bringing a session back is not a new track of the listener's.
+    let hooks = hookOptions.start(following: session.controller, config: config) { Console.error($0) }
     let hub = ControlHub(controller: session.controller, maximumClients: maxClients) { quitResolver.resolve() }
     let bootstrap = ServerBootstrap(group: group)
       .serverChannelOption(.backlog, value: 64)
@@ -136,7 +137,12 @@ extension ServeCommand {
       let file = SessionFile(name: "state.json", environment: ProcessInfo.processInfo.environment)
     else { return nil }
     let outcome = await SessionRestorer.restore(from: file, into: controller) { Console.error($0) }
-    let saver = SessionSaver(file: file, baseline: outcome.baseline, restored: outcome.restored) {
+    if let failure = outcome.failure {
+      Console.error("\(file.path): cannot restore the session: \(failure.message); it is kept until the queue changes")
+    }
+    let saver = SessionSaver(
+      file: file, baseline: outcome.baseline, restored: outcome.restored, failed: outcome.failure != nil
+    ) {
       Console.error($0)
     }
     saver.start(following: controller)

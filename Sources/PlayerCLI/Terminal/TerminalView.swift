@@ -108,6 +108,7 @@ final class TerminalView: PlaybackView {
   /// which could exit 0 before this one exits.
   private func interrupt(exitingWith status: Int32 = SignalExit.status(for: SIGINT)) {
     RawTerminal.restore()
+    SignalExit.runLastWords()
     for message in screen.withLock({ $0.skipped }) { Console.error(message) }
     exit(status)
   }

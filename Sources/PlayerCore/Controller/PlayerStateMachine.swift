@@ -343,7 +343,8 @@ public struct PlayerStateMachine: Sendable {
     guard (0..<queue.count).contains(index) else {
       return .reject(.invalidState(command: "restore", state: "for track \(index + 1) of \(queue.count)"))
     }
-    let start = seconds.isFinite ? max(seconds, 0) : 0
+    // Within a year: a position from a damaged file must not reach the output's frame arithmetic.
+    let start = seconds.isFinite ? min(max(seconds, 0), 31_536_000) : 0
     return .perform(.open(queue: TrackQueue(queue), index: index, seconds: start, then: .paused))
   }
 
