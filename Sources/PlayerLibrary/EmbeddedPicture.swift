@@ -135,8 +135,10 @@ public struct EmbeddedPicture: Equatable, Sendable {
     return first
   }
 
-  /// One frame of an ID3 tag: whether it holds a picture, and its content ready to read.
+  /// One frame of an ID3 tag: its id, whether it holds a picture, and its content ready to read (empty for a
+  /// compressed or encrypted frame, which is not read).
   struct Frame {
+    var id: [UInt8]
     var isPicture: Bool
     var content: MP4Bytes
   }
@@ -159,15 +161,17 @@ public struct EmbeddedPicture: Equatable, Sendable {
     let isPicture = id.elementsEqual((version == 2 ? "PIC" : "APIC").utf8)
     // Compressed or encrypted frames are not read (2.3: 0x80, 0x40; 2.4: 0x08, 0x04).
     let hidden: UInt16 = version == 4 ? 0x000C : 0x00C0
-    guard flags & hidden == 0 else { return Frame(isPicture: false, content: content) }
+    guard flags & hidden == 0 else { return Frame(id: id, isPicture: false, content: MP4Bytes([])) }
     if version == 4 {
-      if flags & 0x0001 != 0, (try? content.skip(4)) == nil { return Frame(isPicture: false, content: content) }
+      if flags & 0x0001 != 0, (try? content.skip(4)) == nil {
+        return Frame(id: id, isPicture: false, content: MP4Bytes([]))
+      }
       if flags & 0x0002 != 0 {
         let bytes = resynchronised(content.bytes[content.offset..<content.end])
         content = MP4Bytes(bytes)
       }
     }
-    return Frame(isPicture: isPicture, content: content)
+    return Frame(id: id, isPicture: isPicture, content: content)
   }
 
   /// An `APIC` frame (2.3, 2.4: text encoding, MIME type, picture type, description, image) or a `PIC` frame
