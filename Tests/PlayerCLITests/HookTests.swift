@@ -19,8 +19,14 @@ import Testing
     #expect(result.status == 0, "a failing hook does not change the exit status: \(result.stderr)")
     #expect(result.stderr == "splay: on-state hook failed: exit status 3 (exit 3)\n", "said once, not per state")
     func read(_ name: String) -> String? { try? String(contentsOfFile: folder + "/" + name, encoding: .utf8) }
-    #expect(read("env-1") == "Short ladder|splay fixtures|stopped|0")
-    #expect(read("env-2")?.hasPrefix("ladder-44k-stereo.wav||playing|") == true, "\(read("env-2") ?? "none")")
+    // In virtual time the first track may be over before its run starts: then the second run says it skipped it.
+    let second = try #require(read("env-2"), "the last track's run")
+    if let first = read("env-1") {
+      #expect(first == "Short ladder|splay fixtures|stopped|0")
+      #expect(second == "ladder-44k-stereo.wav||playing|0")
+    } else {
+      #expect(second == "ladder-44k-stereo.wav||playing|1", "the first track was skipped and counted")
+    }
     let json = try #require(read("track-2.json"))
     let state = try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any]
     #expect(state?["index"] as? Int == 1)
