@@ -89,7 +89,13 @@ extension PulseOutput {
       completion: { [self] ok in
         guard ok else { return failed(.outputFailed(operation: "start", detail: lastErrorLocked())) }
         startedLocked()
-        handOff { entry.resolver.resolve() }
+        // Settled from the timing update behind the uncork, as `start` is: until then the clock is stale, and
+        // a fresh sink's first block (2 s on a null sink) is not yet known to delay the audio.
+        waitForTimingLocked(
+          TimingWaiter { [self] result in
+            guard case .failure(let error) = result else { return handOff { entry.resolver.resolve() } }
+            failed(error)
+          })
       }, failure: failed)
   }
 
@@ -113,9 +119,12 @@ extension PulseOutput {
         // now that somebody does.
         let running = session?.running ?? false
         if running { pumpLocked() }
-        return OutputConfirmation(
-          position: running ? positionLocked() : 0, time: Self.now(), running: running, streamNumber: entry.stream,
-          device: deviceNameLocked, volume: volume.level)
+        var confirmation = confirmationLocked()
+        if !running { confirmation.position = 0 }
+        confirmation.streamNumber = entry.stream
+        confirmation.device = deviceNameLocked
+        confirmation.volume = volume.level
+        return confirmation
       }
     }
   }
