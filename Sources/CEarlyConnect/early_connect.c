@@ -54,7 +54,8 @@ static int mode_of(int argc, char **argv) {
 enum { config_silent = 0, config_names_volume = 1, config_names_output = 2 };
 
 // Whether the user's config.toml sets the output, server or sink (then the parse decides where to connect, as
-// with `--output`), or the start volume (then nothing plays before the parse, as with `--volume`). A line scan
+// with `--output`), or the start volume or a ReplayGain mode (then nothing plays before the parse, as with
+// `--volume`: the first file's stream would start at the server's volume, or without its gain). A line scan
 // of the top-level keys, where these live; the Swift side parses the file and reports its mistakes.
 static int config_decides(void) {
   char path[4096];
@@ -95,7 +96,7 @@ static int config_decides(void) {
     if ((name == 6 && strncmp(key, "output", 6) == 0) || (name == 6 && strncmp(key, "server", 6) == 0) ||
         (name == 4 && strncmp(key, "sink", 4) == 0)) {
       found |= config_names_output;
-    } else if (name == 6 && strncmp(key, "volume", 6) == 0) {
+    } else if ((name == 6 && strncmp(key, "volume", 6) == 0) || (name == 10 && strncmp(key, "replaygain", 10) == 0)) {
       found |= config_names_volume;
     }
   }

@@ -61,9 +61,17 @@ extension TrackInfo {
     json.field("format", format)
     json.field("frames", frames)
     json.field("path", path)
+    if let gain { try json.field("replayGain") { json in try gain.write(members: &json) } }
     json.field("sampleRate", sampleRate)
     if let title { json.field("title", title) }
     if let trackNumber { json.field("trackNumber", trackNumber) }
+  }
+}
+
+extension AppliedGain {
+  func write(members json: inout JSONWriter) throws {
+    try json.field("decibels", decibels)
+    json.field("source", source.rawValue)
   }
 }
 

@@ -101,12 +101,22 @@ extension TrackInfo {
       case .some(let date) = json.optional("date", \.text),
       case .some(let bitDepth) = json.optional("bitDepth", \.int),
       case .some(let bitrate) = json.optional("bitrate", \.int),
-      case .some(let damage) = json.optional("damage", \.text)
+      case .some(let damage) = json.optional("damage", \.text),
+      case .some(let gain) = json.optional("replayGain", AppliedGain.init(json:))
     else { return nil }
     self.init(
       path: path, format: format, sampleRate: sampleRate, channels: channels, frames: frames, title: title,
       artist: artist, album: album, trackNumber: trackNumber, date: date, bitDepth: bitDepth, bitrate: bitrate,
-      damage: damage)
+      damage: damage, gain: gain)
+  }
+}
+
+extension AppliedGain {
+  /// The gain as ``TrackInfo/jsonText`` writes it, or nil.
+  init?(json: JSONValue) {
+    guard let decibels = json["decibels"]?.double, let source = json["source"]?.text.flatMap(Source.init(rawValue:))
+    else { return nil }
+    self.init(decibels: decibels, source: source)
   }
 }
 

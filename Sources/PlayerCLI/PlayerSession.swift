@@ -1,6 +1,7 @@
 import Futures
 import PlayerCore
 import PlayerDecoding
+import PlayerLibrary
 import PlayerPulse
 import PlayerScripts
 
@@ -15,10 +16,14 @@ struct PlayerSession: Sendable {
   /// Builds the output `options` name, a controller on it and its timeline; `answers` is where the controller
   /// takes up the output's answers (``ControllerConfiguration/answers``; its own queue by default). `pulse` is
   /// an output already made for ``OutputSettings/pulseConfiguration`` (``EarlyStart``); otherwise one is made here.
+  /// The controller opens files through `decoders`, with `replayGain` applied unless it is off.
   init(
-    _ options: OutputSettings, decoders: any AudioDecoderFactory = StandardDecoderFactory(),
-    answers: ExecutionContext? = nil, pulse: PulseOutput? = nil, onSkipped: (@Sendable (PlayerError) -> Void)? = nil
+    _ options: OutputSettings, decoders opener: any AudioDecoderFactory = StandardDecoderFactory(),
+    replayGain: ReplayGainPolicy = ReplayGainPolicy(), answers: ExecutionContext? = nil, pulse: PulseOutput? = nil,
+    onSkipped: (@Sendable (PlayerError) -> Void)? = nil
   ) {
+    let decoders =
+      replayGain.mode == .off ? opener : ReplayGainDecoderFactory(opening: opener, policy: replayGain)
     let deadline = Duration.nanoseconds(Int64(options.deadline * 1e9))
     switch options.output {
     case .pulse:

@@ -1,4 +1,5 @@
 import Glibc
+import PlayerCore
 
 /// Which ReplayGain gain a track plays at (the config's `replaygain`).
 public enum ReplayGainMode: String, CaseIterable, Sendable {
@@ -16,21 +17,7 @@ public enum ReplayGainMode: String, CaseIterable, Sendable {
 /// preamp, lowered so that the tagged peak does not clip; `untagged` for a file with neither. Pure: the caller
 /// reads the tags and applies the result.
 public struct ReplayGainPolicy: Equatable, Sendable {
-  /// What a gain came from.
-  public enum Source: String, Sendable {
-    case track, album, none
-  }
-
-  /// A gain to apply, and where it came from.
-  public struct Gain: Equatable, Sendable {
-    /// Decibels; negative makes the track quieter.
-    public var decibels: Double
-    public var source: Source
-
-    /// The factor a sample is multiplied by.
-    public var factor: Double { pow(10, decibels / 20) }
-  }
-
+  /// Which gain a track takes.
   public var mode: ReplayGainMode
   /// Decibels added to a tagged gain.
   public var preamp: Double
@@ -48,7 +35,7 @@ public struct ReplayGainPolicy: Equatable, Sendable {
   }
 
   /// The gain for a file with `tags`, `shuffled` deciding `auto`; nil when the mode is off.
-  public func gain(for tags: ReplayGainTags, shuffled: Bool) -> Gain? {
+  public func gain(for tags: ReplayGainTags, shuffled: Bool) -> AppliedGain? {
     let wantsAlbum: Bool
     switch mode {
     case .off: return nil
@@ -56,15 +43,15 @@ public struct ReplayGainPolicy: Equatable, Sendable {
     case .album: wantsAlbum = true
     case .auto: wantsAlbum = !shuffled
     }
-    let album = tags.albumGain.map { ($0, tags.albumPeak ?? tags.trackPeak, Source.album) }
-    let track = tags.trackGain.map { ($0, tags.trackPeak ?? tags.albumPeak, Source.track) }
+    let album = tags.albumGain.map { ($0, tags.albumPeak ?? tags.trackPeak, AppliedGain.Source.album) }
+    let track = tags.trackGain.map { ($0, tags.trackPeak ?? tags.albumPeak, AppliedGain.Source.track) }
     guard let (gain, peak, source) = wantsAlbum ? album ?? track : track ?? album else {
-      return Gain(decibels: untagged, source: .none)
+      return AppliedGain(decibels: untagged, source: .none)
     }
     var decibels = gain + preamp
     if preventsClipping, let peak, peak > 0 {
       decibels = min(decibels, -20 * log10(peak))
     }
-    return Gain(decibels: decibels, source: source)
+    return AppliedGain(decibels: decibels, source: source)
   }
 }

@@ -14,7 +14,11 @@ package struct UserConfig: Sendable, Equatable {
   /// Every key the file may set, in the order `splay config` lists them.
   package static let keys = [
     "output", "server", "sink", "deadline", "volume", "socket", "mpris", "resume", "on-track", "on-state",
+    "replaygain", "replaygain-preamp", "replaygain-untagged", "replaygain-clip",
   ]
+
+  /// The ReplayGain modes `replaygain` takes.
+  package static let replayGainModes = ["off", "track", "album", "auto"]
 
   /// The file read; the file need not exist.
   package var path: String
@@ -40,6 +44,15 @@ package struct UserConfig: Sendable, Equatable {
   package var onTrack: ConfigValue<String>?
   /// `on-state`: a shell command run on every confirmed state.
   package var onState: ConfigValue<String>?
+
+  /// `replaygain`: "off", "track", "album" or "auto".
+  package var replayGain: ConfigValue<String>?
+  /// `replaygain-preamp`: decibels added to a tagged gain, -15 to 15.
+  package var replayGainPreamp: ConfigValue<Double>?
+  /// `replaygain-untagged`: decibels a file without ReplayGain tags plays at, -15 to 15.
+  package var replayGainUntagged: ConfigValue<Double>?
+  /// `replaygain-clip`: whether a gain may push the tagged peak past full scale (false: it is lowered).
+  package var replayGainClip: ConfigValue<Bool>?
 
   /// An empty config for `path`.
   package init(path: String) {
@@ -84,6 +97,10 @@ package struct UserConfig: Sendable, Equatable {
       case "resume": config.resume = try reader.boolean()
       case "on-track": config.onTrack = try reader.nonEmptyString()
       case "on-state": config.onState = try reader.nonEmptyString()
+      case "replaygain": config.replayGain = try reader.choice(of: replayGainModes)
+      case "replaygain-preamp": config.replayGainPreamp = try reader.decibels()
+      case "replaygain-untagged": config.replayGainUntagged = try reader.decibels()
+      case "replaygain-clip": config.replayGainClip = try reader.boolean()
       default: throw reader.unknown(among: keys)
       }
     }

@@ -42,6 +42,11 @@ struct ValueReader {
     return ConfigValue(value: number, line: line)
   }
 
+  /// A gain in decibels, -15 to 15 (ReplayGain's preamp range in foobar2000 and MPD).
+  func decibels() throws(ConfigError) -> ConfigValue<Double> {
+    try number(where: { abs($0) <= 15 }, expected: "a number of decibels from -15 to 15")
+  }
+
   func integer(in range: ClosedRange<Int>) throws(ConfigError) -> ConfigValue<Int> {
     guard value.type == .int, let integer = value.int, range.contains(integer) else {
       throw wrong("an integer from \(range.lowerBound) to \(range.upperBound)")

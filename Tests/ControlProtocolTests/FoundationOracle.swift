@@ -66,7 +66,7 @@ struct OracleTrack: Decodable {
 
   private enum Keys: String, CodingKey {
     case path, format, sampleRate, channels, frames, duration, title, artist, album, trackNumber, date, bitDepth
-    case bitrate, damage
+    case bitrate, damage, replayGain
   }
 
   init(from decoder: any Decoder) throws {
@@ -81,11 +81,30 @@ struct OracleTrack: Decodable {
       date: try c.decodeIfPresent(String.self, forKey: .date),
       bitDepth: try c.decodeIfPresent(Int.self, forKey: .bitDepth),
       bitrate: try c.decodeIfPresent(Int.self, forKey: .bitrate),
-      damage: try c.decodeIfPresent(String.self, forKey: .damage))
+      damage: try c.decodeIfPresent(String.self, forKey: .damage),
+      gain: try c.decodeIfPresent(OracleGain.self, forKey: .replayGain)?.value)
     let duration = try c.decode(Double.self, forKey: .duration)
     guard duration == value.duration else {
       throw DecodingError.dataCorruptedError(forKey: .duration, in: c, debugDescription: "duration \(duration)")
     }
+  }
+}
+
+/// A ReplayGain as Foundation reads it: decibels, and a source among those the protocol names.
+struct OracleGain: Decodable {
+  let value: AppliedGain
+
+  private enum Keys: String, CodingKey {
+    case decibels, source
+  }
+
+  init(from decoder: any Decoder) throws {
+    let c = try decoder.container(keyedBy: Keys.self)
+    let name = try c.decode(String.self, forKey: .source)
+    guard let source = AppliedGain.Source(rawValue: name) else {
+      throw DecodingError.dataCorruptedError(forKey: .source, in: c, debugDescription: "source \(name)")
+    }
+    value = AppliedGain(decibels: try c.decode(Double.self, forKey: .decibels), source: source)
   }
 }
 

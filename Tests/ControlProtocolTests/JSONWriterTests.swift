@@ -35,7 +35,9 @@ import Testing
       path: "/music/\(awkward)/\(text).flac", format: text, sampleRate: 44_100, channels: 2, frames: frames,
       title: awkward.isEmpty ? nil : awkward, artist: text, album: nil, trackNumber: full(frames) ? "3/12" : nil,
       date: full(frames) ? text : nil, bitDepth: full(frames) ? 24 : nil, bitrate: full(frames) ? Int(frames) : nil,
-      damage: full(frames) ? awkward : nil)
+      damage: full(frames) ? awkward : nil,
+      gain: full(frames)
+        ? AppliedGain(decibels: seconds / 1e8, source: AppliedGain.Source.allCases[Int(frames / 2 % 3)]) : nil)
     let status: PlaybackStatus = error < errors.count ? .failed(errors[error]) : .paused
     // Every other state leaves the optional fields out.
     let full = full(frames)

@@ -12,10 +12,11 @@ package final class Harness: Sendable {
   private let published = Locked<[PlayerState]>([])
   private let observation: StateObservation
 
-  package init(deadline: Duration = .seconds(3)) {
+  /// A harness whose controller opens files with `decoders` and gives up on a command after `deadline`.
+  package init(deadline: Duration = .seconds(3), decoders: any AudioDecoderFactory = FakeDecoderFactory()) {
     output = SimulatedOutput(clock: clock)
     controller = PlayerController(
-      output: output, decoders: FakeDecoderFactory(),
+      output: output, decoders: decoders,
       configuration: ControllerConfiguration(deadline: deadline, clock: clock))
     timeline = VirtualTimeline(clock: clock)
     let published = self.published

@@ -34,6 +34,10 @@ import Testing
       resume = false
       on-track = 'notify-send "$SPLAY_TITLE"'
       on-state = 'cat > /tmp/splay-state.json'
+      replaygain = "album"
+      replaygain-preamp = 3.5
+      replaygain-untagged = -6
+      replaygain-clip = true
       """)
     #expect(config.output == ConfigValue(value: "simulated", line: 2))
     #expect(config.server == ConfigValue(value: "unix:/run/user/1000/pulse/native", line: 3))
@@ -45,6 +49,10 @@ import Testing
     #expect(config.resume == ConfigValue(value: false, line: 10))
     #expect(config.onTrack == ConfigValue(value: "notify-send \"$SPLAY_TITLE\"", line: 11))
     #expect(config.onState == ConfigValue(value: "cat > /tmp/splay-state.json", line: 12))
+    #expect(config.replayGain == ConfigValue(value: "album", line: 13))
+    #expect(config.replayGainPreamp == ConfigValue(value: 3.5, line: 14))
+    #expect(config.replayGainUntagged == ConfigValue(value: -6, line: 15))
+    #expect(config.replayGainClip == ConfigValue(value: true, line: 16))
   }
 
   @Test func anEmptyFileSetsNothing() throws {
@@ -63,9 +71,9 @@ import Testing
     ("volume = 40\nvolum = 3", "/h/.config/splay/config.toml:2: unknown key 'volum' (did you mean 'volume'?)"),
     (
       "colour = 1",
-      "/h/.config/splay/config.toml:1: unknown key 'colour' (known keys: output, server, sink, deadline, volume, socket, mpris, resume, on-track, on-state)"
+      "/h/.config/splay/config.toml:1: unknown key 'colour' (known keys: output, server, sink, deadline, volume, socket, mpris, resume, on-track, on-state, replaygain, replaygain-preamp, replaygain-untagged, replaygain-clip)"
     ),
-    ("\n[replaygain]\nmode = 'album'", "/h/.config/splay/config.toml:2: unknown table [replaygain]"),
+    ("\n[sound]\nmode = 'album'", "/h/.config/splay/config.toml:2: unknown table [sound]"),
     ("output = \"alsa\"", "/h/.config/splay/config.toml:1: output must be \"pulse\" or \"simulated\", found \"alsa\""),
     ("output = 1", "/h/.config/splay/config.toml:1: output must be \"pulse\" or \"simulated\", found 1"),
     ("server = \"\"", "/h/.config/splay/config.toml:1: server must be a non-empty string, found \"\""),
@@ -91,6 +99,21 @@ import Testing
     ("volume = \"40%\"", "/h/.config/splay/config.toml:1: volume must be an integer from 0 to 100, found \"40%\""),
     ("mpris = \"no\"", "/h/.config/splay/config.toml:1: mpris must be true or false, found \"no\""),
     ("socket = []", "/h/.config/splay/config.toml:1: socket must be a non-empty string, found an array"),
+    (
+      "replaygain = \"loud\"",
+      "/h/.config/splay/config.toml:1: replaygain must be \"off\" or \"track\" or \"album\" or \"auto\", found \"loud\""
+    ),
+    ("replaygain = true", "/h/.config/splay/config.toml:1: replaygain must be \"off\" or \"track\" or \"album\" or \"auto\", found true"),
+    (
+      "replaygain-preamp = 20",
+      "/h/.config/splay/config.toml:1: replaygain-preamp must be a number of decibels from -15 to 15, found 20"
+    ),
+    (
+      "replaygain-untagged = '-6 dB'",
+      "/h/.config/splay/config.toml:1: replaygain-untagged must be a number of decibels from -15 to 15, found \"-6 dB\""
+    ),
+    ("replaygain-clip = 1", "/h/.config/splay/config.toml:1: replaygain-clip must be true or false, found 1"),
+    ("replaygain-pramp = 1", "/h/.config/splay/config.toml:1: unknown key 'replaygain-pramp' (did you mean 'replaygain-preamp'?)"),
   ])
   func aMistakeIsReportedAtItsLine(text: String, message: String) {
     #expect(Self.error(text) == message)

@@ -9,6 +9,8 @@ enum StatusText {
   /// [playing] #2/12   1:02/3:45 (27%)
   /// volume: 40%   repeat: off   shuffle: off
   /// ```
+  ///
+  /// With ReplayGain on, the volume line ends with the gain: `replaygain: album -6.20 dB`.
   static func summary(_ state: PlayerState) -> String {
     var lines: [String] = []
     if let track = state.track {
@@ -18,7 +20,8 @@ enum StatusText {
     let modes = "   repeat: \(state.repeatMode.rawValue)   shuffle: \(state.shuffle ? "on" : "off")"
     lines.append(
       "volume: \(state.volume)%" + (state.muted ? " (muted)" : "") + modes
-        + (state.queueLength == 0 ? "   queue empty" : ""))
+        + (state.queueLength == 0 ? "   queue empty" : "")
+        + (state.track?.gainDescription.map { "   replaygain: \($0)" } ?? ""))
     return lines.joined(separator: "\n")
   }
 

@@ -10,6 +10,17 @@ extension TrackInfo {
     return parts.joined(separator: ", ")
   }
 
+  /// `album -6.20 dB`, `track +1.50 dB`, `untagged -3.00 dB`: the ReplayGain applied and its source; nil when
+  /// ReplayGain is off.
+  var gainDescription: String? {
+    guard let gain else { return nil }
+    let hundredths = Int((abs(gain.decibels) * 100).rounded())
+    let fraction = hundredths % 100
+    let sign = gain.decibels < 0 && hundredths > 0 ? "-" : "+"
+    let source = gain.source == .none ? "untagged" : gain.source.rawValue
+    return "\(source) \(sign)\(hundredths / 100).\(fraction < 10 ? "0" : "")\(fraction) dB"
+  }
+
   /// `44.1 kHz`, `48 kHz`, `8 kHz`.
   static func rateText(_ rate: Int) -> String {
     let tenths = Int((Double(rate) / 100).rounded())

@@ -20,6 +20,10 @@ struct ConfigCommand: AsyncParsableCommand {
         resume = false          'serve' starts empty, and keeps nothing
         on-track = "notify-send \"$SPLAY_TITLE\""   run on each new track (state JSON on stdin)
         on-state = "~/bin/bar-update"               run on every confirmed state
+        replaygain = "auto"     "off", "track", "album", or "auto" (album gain in order, track gain shuffled)
+        replaygain-preamp = 3   decibels added to a tagged gain (-15 to 15)
+        replaygain-untagged = -6   decibels for files without ReplayGain tags (-15 to 15)
+        replaygain-clip = true  let a gain push the tagged peak past full scale (default: lowered to it)
       An option on the command line wins over the file. An unknown key or a bad value is an error naming the \
       file and line, and splay exits 2. The output is itself a valid config file.
       """)
@@ -45,6 +49,7 @@ struct ConfigCommand: AsyncParsableCommand {
     func quoted(_ text: String) -> String { tomlQuoted(text) }
     let defaultSocket = environment["XDG_RUNTIME_DIR"].flatMap { $0.isEmpty ? nil : $0 + "/splay.sock" }
     let deadline = config.deadline?.value ?? OutputSettings.defaultDeadline
+    func number(_ value: Double) -> String { value == value.rounded() ? String(Int(value)) : String(value) }
     let rows: [(setting: String, source: String)] = [
       ("output = " + quoted(config.output?.value ?? OutputKind.pulse.rawValue), source(config.output?.line)),
       (
@@ -56,7 +61,7 @@ struct ConfigCommand: AsyncParsableCommand {
         source(config.sink?.line)
       ),
       (
-        "deadline = " + (deadline == deadline.rounded() ? String(Int(deadline)) : String(deadline)),
+        "deadline = " + number(deadline),
         source(config.deadline?.line)
       ),
       (config.volume.map { "volume = \($0.value)" } ?? "# volume: the server's", source(config.volume?.line)),
@@ -69,6 +74,15 @@ struct ConfigCommand: AsyncParsableCommand {
       ("resume = \(config.resume?.value ?? true)", source(config.resume?.line)),
       (config.onTrack.map { "on-track = " + quoted($0.value) } ?? "# on-track: no hook", source(config.onTrack?.line)),
       (config.onState.map { "on-state = " + quoted($0.value) } ?? "# on-state: no hook", source(config.onState?.line)),
+      ("replaygain = " + quoted(config.replayGain?.value ?? "off"), source(config.replayGain?.line)),
+      (
+        "replaygain-preamp = " + number(config.replayGainPreamp?.value ?? 0), source(config.replayGainPreamp?.line)
+      ),
+      (
+        "replaygain-untagged = " + number(config.replayGainUntagged?.value ?? 0),
+        source(config.replayGainUntagged?.line)
+      ),
+      ("replaygain-clip = \(config.replayGainClip?.value ?? false)", source(config.replayGainClip?.line)),
     ]
     // Aligned, except for the long comments of unset keys.
     let width = rows.map(\.setting.count).filter { $0 <= 36 }.max() ?? 0

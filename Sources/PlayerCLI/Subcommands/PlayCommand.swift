@@ -23,6 +23,8 @@ struct PlayCommand: AsyncParsableCommand {
 
   @OptionGroup var outputOptions: OutputOptions
 
+  @OptionGroup var replayGainOptions: ReplayGainOptions
+
   @OptionGroup var mprisOptions: MPRISOptions
 
   @OptionGroup var hookOptions: HookOptions
@@ -98,7 +100,9 @@ struct PlayCommand: AsyncParsableCommand {
     let settings = outputOptions.settings(with: config)
     let early = EarlyStart.take(matching: settings.pulseConfiguration)
     let decoders = early?.decoders ?? ProbedDecoderFactory()
-    let session = PlayerSession(settings, decoders: decoders, pulse: early?.output) { error in
+    let session = PlayerSession(
+      settings, decoders: decoders, replayGain: replayGainOptions.policy(with: config), pulse: early?.output
+    ) { error in
       reports.report(error.message)
     }
     let keeping = config.resume?.value ?? true

@@ -26,6 +26,8 @@ struct RunCommand: AsyncParsableCommand {
 
   @OptionGroup var outputOptions: OutputOptions
 
+  @OptionGroup var replayGainOptions: ReplayGainOptions
+
   @Flag(name: .long, help: "Print each confirmed state as a JSON line on stdout.")
   var json = false
 
@@ -50,7 +52,10 @@ struct RunCommand: AsyncParsableCommand {
     }
 
     SignalExit.install()
-    let session = PlayerSession(outputOptions.settings(with: try ConfigFile.load())) { error in
+    let config = try ConfigFile.load()
+    let session = PlayerSession(
+      outputOptions.settings(with: config), replayGain: replayGainOptions.policy(with: config)
+    ) { error in
       Console.error(error.message)
     }
     let controller = session.controller

@@ -26,6 +26,8 @@ struct ServeCommand: AsyncParsableCommand {
 
   @OptionGroup var outputOptions: OutputOptions
 
+  @OptionGroup var replayGainOptions: ReplayGainOptions
+
   @OptionGroup var mprisOptions: MPRISOptions
 
   @OptionGroup var hookOptions: HookOptions
@@ -71,7 +73,8 @@ struct ServeCommand: AsyncParsableCommand {
     let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
     let loop = group.next()
     let session = PlayerSession(
-      outputOptions.settings(with: config), answers: ExecutionContext { job in loop.execute(job) }
+      outputOptions.settings(with: config), replayGain: replayGainOptions.policy(with: config),
+      answers: ExecutionContext { job in loop.execute(job) }
     ) { error in
       Console.error(error.message)
     }

@@ -28,6 +28,7 @@ struct ScreenLayout {
       if let number = track.trackNumber { about.append("track \(number)") }
       if let date = track.date { about.append(date) }
       about.append(track.formatDescription)
+      if let gain = track.gainDescription { about.append("ReplayGain " + gain) }
       lines.append(about.joined(separator: " · "))
       lines.append(track.path)
       lines.append(progressBar(position: position, duration: track.duration))

@@ -56,8 +56,8 @@ extension PlayerController {
   /// the current track ends.
   private func offerUpcomingIfDue() {
     guard output.playsGapless else { return }
-    let due = core.withLock { $0.machine.takeOffer() }
-    guard let due, let decoder = try? decoders.open(due.path) else { return }
+    let (due, order) = core.withLock { ($0.machine.takeOffer(), $0.machine.playOrder) }
+    guard let due, let decoder = try? decoders.open(due.path, order: order) else { return }
     _ = output.prepareNext(decoder, following: due.following)
   }
 

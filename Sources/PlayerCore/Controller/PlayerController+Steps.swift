@@ -217,13 +217,13 @@ extension PlayerController {
 
   /// Opens `path` at `seconds` and, when `step` says so, starts it: the confirmation is the last of the two.
   private func open(_ path: String, at seconds: Double, for step: OutputStep) -> Future<StepResult, PlayerError> {
+    let (volume, order) = core.withLock { ($0.machine.volumeForNewStream, $0.machine.playOrder) }
     let decoder: any AudioDecoder
     do {
-      decoder = try decoders.open(path)
+      decoder = try decoders.open(path, order: order)
     } catch {
       return .rejected(error)
     }
-    let volume = core.withLock { $0.machine.volumeForNewStream }
     let info = decoder.info
     return output.open(decoder, at: seconds, volume: volume).flatMap { [output] opened in
       step.followUp(afterOpening: opened) == .start ? output.start() : .resolved(opened)

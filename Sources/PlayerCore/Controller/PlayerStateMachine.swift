@@ -45,6 +45,9 @@ public struct PlayerStateMachine: Sendable {
   /// The volume a new stream is opened at: the one a `volume` command set, or nil to take the server's.
   public var volumeForNewStream: Int? { volumeIsExplicit ? state.volume : nil }
 
+  /// The order the queue plays in, for the decoder factory to choose a ReplayGain by.
+  public var playOrder: PlayOrder { state.shuffle ? .shuffled : .inOrder }
+
   /// Whether a refresh asks the output: only a track that is open has a position the server can confirm.
   public var refreshAsksOutput: Bool { state.status.hasOpenTrack }
 

@@ -60,4 +60,23 @@ extension AudioDecoder {
 public protocol AudioDecoderFactory: Sendable {
   /// Opens `path`, or throws a ``PlayerError`` that names the path and the cause.
   func open(_ path: String) throws(PlayerError) -> any AudioDecoder
+
+  /// Opens `path` to play in a queue played in `order`: what a factory that applies ReplayGain decides its
+  /// `auto` mode by (album gain in order, track gain shuffled). By default, ``open(_:)``.
+  func open(_ path: String, order: PlayOrder) throws(PlayerError) -> any AudioDecoder
+}
+
+/// How a queue plays its tracks.
+public enum PlayOrder: Sendable, Equatable {
+  /// In the queue's order: an album plays as it was made.
+  case inOrder
+  /// In a shuffled order.
+  case shuffled
+}
+
+extension AudioDecoderFactory {
+  /// ``open(_:)``: the order does not matter to this factory.
+  public func open(_ path: String, order: PlayOrder) throws(PlayerError) -> any AudioDecoder {
+    try open(path)
+  }
 }

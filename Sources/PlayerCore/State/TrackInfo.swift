@@ -17,6 +17,7 @@ public struct TrackInfo: Equatable, Hashable, Sendable {
     var bitDepth: Int?
     var bitrate: Int?
     var damage: String?
+    var gain: AppliedGain?
   }
 
   private var fields: CopyOnWrite<Fields>
@@ -90,17 +91,23 @@ public struct TrackInfo: Equatable, Hashable, Sendable {
     _modify { yield &fields.value.damage }
   }
 
+  /// The ReplayGain applied to the samples, nil when ReplayGain is off.
+  public var gain: AppliedGain? {
+    get { fields.value.gain }
+    _modify { yield &fields.value.gain }
+  }
+
   /// Creates track information; normally only a decoder does this.
   public init(
     path: String, format: String, sampleRate: Int, channels: Int, frames: Int64,
     title: String? = nil, artist: String? = nil, album: String? = nil, trackNumber: String? = nil,
-    date: String? = nil, bitDepth: Int? = nil, bitrate: Int? = nil, damage: String? = nil
+    date: String? = nil, bitDepth: Int? = nil, bitrate: Int? = nil, damage: String? = nil, gain: AppliedGain? = nil
   ) {
     fields = CopyOnWrite(
       Fields(
         path: path, format: format, sampleRate: sampleRate, channels: channels, frames: frames, title: title,
         artist: artist, album: album, trackNumber: trackNumber, date: date, bitDepth: bitDepth, bitrate: bitrate,
-        damage: damage))
+        damage: damage, gain: gain))
   }
 
   /// The length of the track in seconds.

@@ -67,12 +67,12 @@ import Testing
   /// Rows: mode, shuffled, and the gain and source a file tagged track −6 dB (peak 0.5) and album −8 dB takes
   /// with a 2 dB preamp; an untagged file takes −3 dB.
   @Test(arguments: [
-    (ReplayGainMode.track, false, -4.0, ReplayGainPolicy.Source.track),
+    (ReplayGainMode.track, false, -4.0, AppliedGain.Source.track),
     (.album, false, -6.0, .album),
     (.auto, false, -6.0, .album),
     (.auto, true, -4.0, .track),
   ])
-  func aPolicy(mode: ReplayGainMode, shuffled: Bool, decibels: Double, source: ReplayGainPolicy.Source) {
+  func aPolicy(mode: ReplayGainMode, shuffled: Bool, decibels: Double, source: AppliedGain.Source) {
     let policy = ReplayGainPolicy(mode: mode, preamp: 2, untagged: -3)
     let tags = ReplayGainTags(trackGain: -6, albumGain: -8, trackPeak: 0.5)
     #expect(policy.gain(for: tags, shuffled: shuffled) == .init(decibels: decibels, source: source))

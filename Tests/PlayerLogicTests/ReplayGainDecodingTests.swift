@@ -1,0 +1,102 @@
+import Futures
+import PlayerCore
+import PlayerLibrary
+import PlayerTestSupport
+import Testing
+
+/// ReplayGain in splay's own sample path: the decoder that scales a track's floats, the factory that picks the
+/// gain from the tags and the play order, and the controller that tells the factory the order.
+@Suite struct ReplayGainDecodingTests {
+  /// Reads `frames` frames of `decoder` as floats.
+  private static func floats(_ decoder: any AudioDecoder, frames: Int) throws -> [Float] {
+    var samples = [Float](repeating: 0, count: frames * decoder.info.channels)
+    let read = try samples.withUnsafeMutableBufferPointer { try decoder.read(into: $0, frames: frames) }
+    return Array(samples[0..<(read * decoder.info.channels)])
+  }
+
+  @Test func aCutScalesEverySampleAndSaysSo() throws {
+    let gain = AppliedGain(decibels: -6, source: .album)
+    let gained = GainedDecoder(FakeDecoder(path: "a.flac"), gain: gain)
+    let plain = try Self.floats(FakeDecoder(path: "a.flac"), frames: 4_096)
+    let scaled = try Self.floats(gained, frames: 4_096)
+    #expect(scaled.count == plain.count)
+    let factor = Float(0.501_187_2)  // 10^(-6/20)
+    #expect(zip(scaled, plain).allSatisfy { abs($0 - $1 * factor) <= 1e-6 })
+    #expect(gained.info.gain == gain)
+    #expect(gained.info.path == "a.flac" && gained.info.frames == FakeDecoder(path: "a.flac").info.frames)
+  }
+
+  /// Floats whatever the gain, 0 dB included: every track of a queue then has one format, and the next one
+  /// can follow in the same stream.
+  @Test(arguments: [-12.0, 0, 3])
+  func theSamplesAreAlwaysFloats(decibels: Double) throws {
+    let gained = GainedDecoder(FakeDecoder(path: "a.flac"), gain: AppliedGain(decibels: decibels, source: .track))
+    #expect(gained.nativeSampleFormat == .float32)
+  }
+
+  @Test func zeroDecibelsLeavesTheSamplesAsTheyAre() throws {
+    let gained = GainedDecoder(FakeDecoder(path: "a.flac"), gain: AppliedGain(decibels: 0, source: .none))
+    #expect(try Self.floats(gained, frames: 1_000) == (try Self.floats(FakeDecoder(path: "a.flac"), frames: 1_000)))
+  }
+
+  /// A boost clips at full scale (an untagged file's gain, or one with clipping allowed, can push past it).
+  @Test func aBoostClipsAtFullScale() throws {
+    let gained = GainedDecoder(FakeDecoder(path: "a.flac"), gain: AppliedGain(decibels: 12, source: .track))
+    // Frames from 60,000 on hold more than 0.9: four times that is past full scale.
+    try gained.seek(toFrame: 60_000)
+    let loud = try Self.floats(gained, frames: 100)
+    #expect(loud.allSatisfy { $0 == 1 })
+    try gained.seek(toFrame: 1_000)
+    let quiet = try Self.floats(gained, frames: 1)
+    #expect(abs(quiet[0] - Float(1_000) / 65_536 * 3.981_071_7) <= 1e-5)
+  }
+
+  @Test func aSeekMovesTheSource() throws {
+    let source = FakeDecoder(path: "a.flac")
+    let gained = GainedDecoder(source, gain: AppliedGain(decibels: -3, source: .track))
+    #expect(try gained.seek(toFrame: 12_345) == 12_345)
+    #expect(source.framesRead == 12_345)
+  }
+
+  /// The factory reads the file's tags (a fake file has none: the untagged gain) and passes the other factory's
+  /// decoder through untouched when ReplayGain is off.
+  @Test func theFactoryAppliesThePolicy() throws {
+    let off = ReplayGainDecoderFactory(opening: FakeDecoderFactory(), policy: ReplayGainPolicy(mode: .off))
+    let plain = try off.open("a.flac", order: .inOrder)
+    #expect(plain is FakeDecoder && plain.info.gain == nil)
+    let on = ReplayGainDecoderFactory(
+      opening: FakeDecoderFactory(), policy: ReplayGainPolicy(mode: .auto, untagged: -3))
+    #expect(try on.open("a.flac", order: .shuffled).info.gain == AppliedGain(decibels: -3, source: .none))
+    #expect(throws: PlayerError.fileNotFound(path: "missing.flac")) { try on.open("missing.flac") }
+  }
+
+  /// Records the order each `open` was asked for.
+  private final class OrderRecorder: AudioDecoderFactory {
+    let orders = Locked<[PlayOrder]>([])
+    func open(_ path: String) throws(PlayerError) -> any AudioDecoder {
+      Issue.record("opened without the play order")
+      return FakeDecoder(path: path)
+    }
+    func open(_ path: String, order: PlayOrder) throws(PlayerError) -> any AudioDecoder {
+      orders.withLock { $0.append(order) }
+      return FakeDecoder(path: path)
+    }
+  }
+
+  /// `auto` hears from the controller whether the queue plays in order: each track is opened with the order
+  /// the queue plays in at that moment.
+  @Test func theControllerOpensEachTrackWithTheQueuesOrder() async {
+    let recorder = OrderRecorder()
+    let harness = Harness(decoders: recorder)
+    await harness.run(.load(["a.flac", "b.flac", "c.flac"]))
+    await harness.run(.play)
+    await harness.run(.shuffle(true))
+    await harness.run(.next)
+    await harness.run(.shuffle(false))
+    await harness.run(.jump(toIndex: 0))
+    let orders = recorder.orders.withLock { $0 }
+    #expect(orders.first == .inOrder)
+    #expect(orders.last == .inOrder)
+    #expect(orders.contains(.shuffled), "\(orders)")
+  }
+}
