@@ -53,7 +53,7 @@ test:
 # The suites that play through a server, against the servers users run besides the default sandbox (see
 # scripts/pulse-sandbox): a plain PulseAudio null sink, and headless PipeWire with WirePlumber at its 48 kHz
 # graph and at 44.1 kHz (where the files are not resampled and the sample-exact checks apply).
-INTEGRATION := Pulse|TerminalView|ServeReconnect|FreshServer|ResumeTests|HookTests
+INTEGRATION := Pulse|TerminalView|ServeReconnect|FreshServer|ResumeTests|HookTests|ReplayGainCommand
 # One test at a time: run side by side, the suites starve each other's real-time streams into dropouts on PipeWire
 # at 44.1 kHz (gapless and lossless runs failed twice in a row in CI); one at a time the flavour passes, faster.
 SERVERS_TEST := $(SWIFT) test --skip-build --no-parallel --filter '$(INTEGRATION)' --skip $(ALONE)

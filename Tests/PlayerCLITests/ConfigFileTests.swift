@@ -48,7 +48,7 @@ import Testing
     let result = try Splay.run(["config"], environment: home.environment)
     #expect(result.status == 0, "\(result.stderr)")
     #expect(
-      result.stdout.split(separator: "\n").filter { $0.contains("# config.toml:") }.count == 10, "\(result.stdout)")
+      result.stdout.split(separator: "\n").filter { $0.contains("# config.toml:") }.count == 14, "\(result.stdout)")
   }
 
   @Test func withoutAFileEverySettingIsTheDefault() throws {

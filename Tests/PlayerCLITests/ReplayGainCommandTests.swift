@@ -1,0 +1,111 @@
+import AudioTestSupport
+import Foundation
+import Testing
+
+/// ReplayGain as a user turns it on: the config's keys and `--replaygain`, what `play`, `ctl status` and
+/// `splay config` say about it, and a gain heard from the first frame `play` sends.
+@Suite struct ReplayGainCommandTests {
+  /// A copy of the tone ladder (peaks at 0.5) in `folder`, tagged with a track gain of -6.0206 dB (a factor of
+  /// 1/2) and an album gain of -3 dB.
+  private static func taggedLadder(in folder: String) throws -> String {
+    let path = folder + "/ladder.flac"
+    try FileManager.default.copyItem(atPath: Splay.fixture("media/ladder-44k-stereo.flac"), toPath: path)
+    let tagged = try PulseEnvironment.run(
+      "/usr/bin/metaflac",
+      ["--set-tag=REPLAYGAIN_TRACK_GAIN=-6.0206 dB", "--set-tag=REPLAYGAIN_ALBUM_GAIN=-3.00 dB", path])
+    try #require(tagged.status == 0, "metaflac: \(tagged.stderr)")
+    return path
+  }
+
+  private static func gain(_ state: [String: Any]?) -> [String: Any]? {
+    (state?["track"] as? [String: Any])?["replayGain"] as? [String: Any]
+  }
+
+  /// The option wins over the config; the state names the gain and its source.
+  @Test func theStateNamesTheGainAndTheOptionWins() throws {
+    let home = try ConfigFileTests.ConfigHome("output = \"simulated\"\nreplaygain = \"album\"\n")
+    let path = try Self.taggedLadder(in: home.scratch.path)
+    let album = try Splay.run(["play", "--json", path], environment: home.environment)
+    #expect(album.status == 0, "\(album.stderr)")
+    #expect(Self.gain(album.jsonLines.last)?["source"] as? String == "album")
+    #expect(Self.gain(album.jsonLines.last)?["decibels"] as? Double == -3)
+    let track = try Splay.run(
+      ["play", "--json", "--replaygain", "track", "--replaygain-preamp", "1.5", path], environment: home.environment)
+    #expect(Self.gain(track.jsonLines.last)?["source"] as? String == "track")
+    #expect(Self.gain(track.jsonLines.last)?["decibels"] as? Double == -6.0206 + 1.5)
+    let off = try Splay.run(["play", "--json", "--replaygain", "off", path], environment: home.environment)
+    #expect(off.status == 0)
+    #expect(Self.gain(off.jsonLines.last) == nil, "off: no gain in the state")
+  }
+
+  @Test func aBadOptionIsAUsageError() throws {
+    let mode = try Splay.run(["play", "--output", "simulated", "--replaygain", "loud", "x.flac"])
+    #expect(mode.status == 2)
+    #expect(mode.stderr.contains("--replaygain"), "\(mode.stderr)")
+    let preamp = try Splay.run(["play", "--output", "simulated", "--replaygain-preamp", "40", "x.flac"])
+    #expect(preamp.status == 2)
+    #expect(preamp.stderr.contains("--replaygain-preamp must be a number of decibels from -15 to 15"))
+  }
+
+  /// `ctl status` ends its volume line with the gain; `splay config` reports each key and where it came from.
+  @Test func statusAndConfigSayWhatIsApplied() throws {
+    let home = try ConfigFileTests.ConfigHome(
+      "output = \"simulated\"\nreplaygain = \"track\"\nreplaygain-untagged = -4.5\nreplaygain-clip = true\n")
+    let path = try Self.taggedLadder(in: home.scratch.path)
+    let socket = home.scratch.path + "/control.sock"
+    let environment = ProcessInfo.processInfo.environment.merging(home.environment) { $1 }
+    let serve = try ChildProcess(
+      [Splay.binary, "serve", "--no-mpris", "--no-resume", "--socket", socket], environment: environment)
+    defer {
+      serve.terminate()
+      _ = serve.wait(timeout: 10)
+    }
+    #expect(ControlClient.waitForListener(at: socket), "serve did not listen")
+    #expect(try Splay.run(["ctl", "--socket", socket, "load", path]).status == 0)
+    // On a terminal (script(1) gives it one), the summary a person reads.
+    let status = try Splay.run(
+      ["-qec", "\(Splay.binary) ctl --socket \(socket) status", "/dev/null"], program: "/usr/bin/script")
+    #expect(status.stdout.contains("   replaygain: track -6.02 dB"), "\(status.stdout)")
+
+    let report = try Splay.run(["config"], environment: home.environment)
+    let lines = report.stdout.split(separator: "\n").map(String.init)
+    func row(_ key: String) -> String? { lines.first { $0.hasPrefix(key + " = ") } }
+    #expect(row("replaygain")?.hasPrefix("replaygain = \"track\"") == true, "\(lines)")
+    #expect(row("replaygain")?.hasSuffix("# config.toml:2") == true)
+    #expect(row("replaygain-untagged")?.hasPrefix("replaygain-untagged = -4.5 ") == true)
+    #expect(row("replaygain-preamp")?.hasSuffix("# default") == true)
+    #expect(row("replaygain-clip")?.hasSuffix("# config.toml:4") == true)
+  }
+
+  /// With the gain in the config, `splay play FILE` (which otherwise starts playing before its command line is
+  /// parsed) is heard at the gain from its first frame, and once: the ladder's steps all peak alike (at the
+  /// server's volume for a new stream, whatever that is), nothing louder reaches the sink, and the ladder
+  /// starts at its first step. Before the config could stop the early start, its first milliseconds went out
+  /// without the gain.
+  @Test(.enabled(if: PulseEnvironment.available, "needs the private PulseAudio server of `make test`"))
+  func aConfiguredGainIsHeardFromTheFirstFrame() async throws {
+    let home = try ConfigFileTests.ConfigHome("replaygain = \"track\"\n")
+    let path = try Self.taggedLadder(in: home.scratch.path)
+    try await ExclusiveSink.run {
+      let recorder = try MonitorRecorder()
+      let result = try Splay.run(["play", "--json", path], environment: home.environment)
+      let recording = recorder.stop()
+      #expect(result.status == 0, "\(result.stderr)")
+      #expect(Self.gain(result.jsonLines.last)?["decibels"] as? Double == -6.0206)
+      let left = recording.left
+      let start = try #require(recording.firstAudibleFrame(), "nothing reached the sink")
+      func peak(_ from: Double, _ to: Double) -> Float {
+        let range = min(left.count, start + Int(from * 44_100))..<min(left.count, start + Int(to * 44_100))
+        return left[range].map { abs($0) }.max() ?? 0
+      }
+      let settled = peak(0.5, 1.5)
+      try #require(settled > 0.01, "the track was not heard a second in")
+      #expect(abs(peak(0, 0.1) / settled - 1) < 0.03, "the first 0.1 s peaked at \(peak(0, 0.1)), later \(settled)")
+      let loudest = left.map { abs($0) }.max() ?? 0
+      #expect(abs(loudest / settled - 1) < 0.03, "the loudest sample was \(loudest), the track's peak \(settled)")
+      #expect(
+        SignalAnalysis.ladderSteps(left, from: start, rate: recording.rate, count: 4) == [0, 1, 2, 3],
+        "the track from its start, once")
+    }
+  }
+}
