@@ -103,7 +103,10 @@ import Testing
       "replaygain = \"loud\"",
       "/h/.config/splay/config.toml:1: replaygain must be \"off\" or \"track\" or \"album\" or \"auto\", found \"loud\""
     ),
-    ("replaygain = true", "/h/.config/splay/config.toml:1: replaygain must be \"off\" or \"track\" or \"album\" or \"auto\", found true"),
+    (
+      "replaygain = true",
+      "/h/.config/splay/config.toml:1: replaygain must be \"off\" or \"track\" or \"album\" or \"auto\", found true"
+    ),
     (
       "replaygain-preamp = 20",
       "/h/.config/splay/config.toml:1: replaygain-preamp must be a number of decibels from -15 to 15, found 20"
@@ -113,7 +116,10 @@ import Testing
       "/h/.config/splay/config.toml:1: replaygain-untagged must be a number of decibels from -15 to 15, found \"-6 dB\""
     ),
     ("replaygain-clip = 1", "/h/.config/splay/config.toml:1: replaygain-clip must be true or false, found 1"),
-    ("replaygain-pramp = 1", "/h/.config/splay/config.toml:1: unknown key 'replaygain-pramp' (did you mean 'replaygain-preamp'?)"),
+    (
+      "replaygain-pramp = 1",
+      "/h/.config/splay/config.toml:1: unknown key 'replaygain-pramp' (did you mean 'replaygain-preamp'?)"
+    ),
   ])
   func aMistakeIsReportedAtItsLine(text: String, message: String) {
     #expect(Self.error(text) == message)
