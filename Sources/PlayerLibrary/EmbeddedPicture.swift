@@ -29,7 +29,7 @@ public struct EmbeddedPicture: Equatable, Sendable {
     if head.starts(with: Array("fLaC".utf8)) { return fromFLAC(fd) }
     if head.starts(with: Array("OggS".utf8)) { return OggPicture.read(fd) }
     if head.starts(with: Array("ID3".utf8)) {
-      let size = syncsafe(head[6..<10])
+      let size = ID3Tag.syncsafe(head[6..<10])
       guard size <= largest, let tag = try? MP4File.read(fd, at: 0, count: 10 + size) else { return nil }
       return fromID3(tag)
     }
@@ -90,88 +90,16 @@ public struct EmbeddedPicture: Equatable, Sendable {
 
   // MARK: - ID3v2
 
-  /// A 28-bit "syncsafe" number: four bytes of seven bits each.
-  static func syncsafe<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> Int {
-    bytes.reduce(0) { $0 << 7 | Int($1 & 0x7F) }
-  }
-
-  /// ``syncsafe(_:)`` of a value read as four big-endian bytes.
-  static func syncsafe(_ value: UInt32) -> Int {
-    syncsafe([24, 16, 8, 0].map { UInt8(truncatingIfNeeded: value >> $0) })
-  }
-
-  /// Undoes ID3's unsynchronisation: `FF 00` stands for `FF`.
-  static func resynchronised(_ bytes: ArraySlice<UInt8>) -> [UInt8] {
-    var out: [UInt8] = []
-    out.reserveCapacity(bytes.count)
-    var previous: UInt8 = 0
-    for byte in bytes {
-      if !(previous == 0xFF && byte == 0) { out.append(byte) }
-      previous = byte
-    }
-    return out
-  }
-
   /// The pictures of a whole ID3v2.2, 2.3 or 2.4 tag (`tag` starts with its 10-byte header).
   static func fromID3(_ tag: [UInt8]) -> EmbeddedPicture? {
-    guard tag.count >= 10 else { return nil }
-    let version = tag[3]
-    let flags = tag[5]
-    guard (2...4).contains(version) else { return nil }
-    // Before 2.4 the flag unsynchronises the whole tag; in 2.4 each frame says so.
-    let body = version < 4 && flags & 0x80 != 0 ? resynchronised(tag[10...]) : Array(tag[10...])
-    var reader = MP4Bytes(body)
-    if flags & 0x40 != 0, version >= 3 {
-      guard let size = try? reader.u32() else { return nil }
-      let skip = version == 4 ? syncsafe(size) - 4 : Int(size)
-      guard (try? reader.skip(skip)) != nil else { return nil }
-    }
+    guard var id3 = ID3Tag(tag) else { return nil }
     var first: EmbeddedPicture?
-    while let frame = nextFrame(&reader, version: version) {
-      guard frame.isPicture, let (type, picture) = id3Picture(frame.content, legacy: version == 2) else { continue }
+    while let frame = id3.nextFrame() {
+      guard frame.isPicture, let (type, picture) = id3Picture(frame.content, legacy: id3.version == 2) else { continue }
       if type == 3 { return picture }
       first = first ?? picture
     }
     return first
-  }
-
-  /// One frame of an ID3 tag: its id, whether it holds a picture, and its content ready to read (empty for a
-  /// compressed or encrypted frame, which is not read).
-  struct Frame {
-    var id: [UInt8]
-    var isPicture: Bool
-    var content: MP4Bytes
-  }
-
-  /// The frame at `reader`, moving past it; nil at the padding or the end.
-  static func nextFrame(_ reader: inout MP4Bytes, version: UInt8) -> Frame? {
-    let idLength = version == 2 ? 3 : 4
-    guard reader.remaining > idLength * 2, let id = try? reader.array(idLength), id[0] != 0 else { return nil }
-    let size: Int
-    var flags: UInt16 = 0
-    if version == 2 {
-      guard let raw = try? reader.unsigned(3) else { return nil }
-      size = Int(raw)
-    } else {
-      guard let raw = try? reader.u32(), let frameFlags = try? reader.u16() else { return nil }
-      size = version == 4 ? syncsafe(raw) : Int(raw)
-      flags = frameFlags
-    }
-    guard var content = try? reader.take(size) else { return nil }
-    let isPicture = id.elementsEqual((version == 2 ? "PIC" : "APIC").utf8)
-    // Compressed or encrypted frames are not read (2.3: 0x80, 0x40; 2.4: 0x08, 0x04).
-    let hidden: UInt16 = version == 4 ? 0x000C : 0x00C0
-    guard flags & hidden == 0 else { return Frame(id: id, isPicture: false, content: MP4Bytes([])) }
-    if version == 4 {
-      if flags & 0x0001 != 0, (try? content.skip(4)) == nil {
-        return Frame(id: id, isPicture: false, content: MP4Bytes([]))
-      }
-      if flags & 0x0002 != 0 {
-        let bytes = resynchronised(content.bytes[content.offset..<content.end])
-        content = MP4Bytes(bytes)
-      }
-    }
-    return Frame(id: id, isPicture: isPicture, content: content)
   }
 
   /// An `APIC` frame (2.3, 2.4: text encoding, MIME type, picture type, description, image) or a `PIC` frame

@@ -37,7 +37,7 @@ public struct ReplayGainTags: Equatable, Sendable {
       return fromComments(oggComments(packet))
     }
     if head.starts(with: Array("ID3".utf8)) {
-      let size = EmbeddedPicture.syncsafe(head[6..<10])
+      let size = ID3Tag.syncsafe(head[6..<10])
       guard size <= EmbeddedPicture.largest, let tag = try? MP4File.read(fd, at: 0, count: 10 + size) else {
         return ReplayGainTags()
       }
@@ -131,19 +131,10 @@ public struct ReplayGainTags: Equatable, Sendable {
 
   /// The `TXXX` frames of an ID3v2.3 or 2.4 tag (`TXX` in 2.2): text encoding, description, value.
   static func id3Comments(_ tag: [UInt8]) -> [(name: String, value: String)] {
-    guard tag.count >= 10, (2...4).contains(tag[3]) else { return [] }
-    let version = tag[3]
-    let flags = tag[5]
-    let body = version < 4 && flags & 0x80 != 0 ? EmbeddedPicture.resynchronised(tag[10...]) : Array(tag[10...])
-    var reader = MP4Bytes(body)
-    if flags & 0x40 != 0, version >= 3 {
-      guard let size = try? reader.u32() else { return [] }
-      let skip = version == 4 ? EmbeddedPicture.syncsafe(size) - 4 : Int(size)
-      guard (try? reader.skip(skip)) != nil else { return [] }
-    }
+    guard var id3 = ID3Tag(tag) else { return [] }
     var comments: [(name: String, value: String)] = []
-    while let frame = EmbeddedPicture.nextFrame(&reader, version: version) {
-      guard frame.id.elementsEqual((version == 2 ? "TXX" : "TXXX").utf8), var content = Optional(frame.content),
+    while let frame = id3.nextFrame() {
+      guard frame.id.elementsEqual((id3.version == 2 ? "TXX" : "TXXX").utf8), var content = Optional(frame.content),
         let encoding = try? content.u8(), let rest = try? content.array(content.remaining)
       else { continue }
       let strings = id3Strings(rest, encoding: encoding)
