@@ -54,6 +54,7 @@ import time
 from pathlib import Path
 
 from bench_battery import BATTERY_NOTES, battery_rows, measure_battery
+from bench_replaygain import REPLAYGAIN_NOTES, measure_replaygain, replaygain_rows
 from bench_collection import collection_rows, measure_collection
 from bench_mpris import (MPRIS_NOTES, MPV_BUS_NAME, MPV_MPRIS, SETTLE, SPLAY_BUS_NAME, PrivateBus, measure_idle,
                          measure_mpris, mpris_rows)
@@ -84,9 +85,11 @@ COMMANDS = ["pause", "play", "seek", "volume"]
 
 # Sample counts per mode; quick mode plays 1 s cuts of the sweeps for CPU and RSS (see quick_cuts).
 FULL = {"first_audio": 15, "rounds": 200, "honesty": 20, "cut": None, "collection": 5, "idle": 30,
-        "battery_rounds": 3, "battery_cut": None, "battery_window": (10, 25), "quiet": 60}
+        "battery_rounds": 3, "battery_cut": None, "battery_window": (10, 25), "quiet": 60,
+        "replaygain_rounds": 5, "replaygain_window": (10, 25)}
 QUICK = {"first_audio": 3, "rounds": 15, "honesty": 3, "cut": 1, "collection": 2, "idle": 10,
-         "battery_rounds": 1, "battery_cut": 5, "battery_window": (3, 4.5), "quiet": 10}
+         "battery_rounds": 1, "battery_cut": 5, "battery_window": (3, 4.5), "quiet": 10,
+         "replaygain_rounds": 1, "replaygain_window": (3, 4.5)}
 GAP = 0.02  # seconds between acknowledged commands in the latency loops
 
 
@@ -146,6 +149,8 @@ def main():
                                        battery_players(battery_file(plan, directory)), plan["battery_window"],
                                        idle_players, measure_idle),
             "honesty": measure_honesty(plan["honesty"]),
+            "replaygain": measure_replaygain(plan["replaygain_rounds"], battery_file(plan, directory), directory,
+                                             [str(SPLAY), "play", "--json"], plan["replaygain_window"]),
         }
     elapsed = time.monotonic() - started
 
@@ -780,6 +785,11 @@ def battery_file(plan, directory):
     return quick_cuts([flac], plan["battery_cut"], Path(directory))[0] if plan["battery_cut"] else flac
 
 
+def battery_name(plan):
+    """The name of the FLAC the battery and ReplayGain rows play."""
+    return f"sweep-{plan['battery_cut']}s.flac" if plan["battery_cut"] else "sweep-30s.flac"
+
+
 def battery_players(file):
     """splay as users run it (MPRIS on, on the private bus), paplay and mpv, each playing `file` to the end."""
     return {"splay": [str(SPLAY), "play", "--json", str(file)], "paplay": ["paplay", str(file)], "mpv": MPV + [str(file)]}
@@ -937,8 +947,8 @@ def render(results, plan, options):
             + collection_rows(results["collection"], percentile, ms, verdict) + cost_rows(results["cost"])
             + latency_rows(results["latency"], results["honesty"])
             + mpris_rows(results["mpris"], results["idle"], percentile, ms, verdict) + honesty_rows(results["honesty"])
-            + battery_rows(results["battery"], percentile, verdict,
-                           f"sweep-{plan['battery_cut']}s.flac" if plan["battery_cut"] else "sweep-30s.flac"))
+            + battery_rows(results["battery"], percentile, verdict, battery_name(plan))
+            + replaygain_rows(results["replaygain"], percentile, verdict, battery_name(plan)))
     header = ["Measurement", "splay", "Peers (same run)", "Target", "Met?"]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     lines += ["| " + " | ".join(row) + " |" for row in rows]
@@ -956,6 +966,8 @@ def render(results, plan, options):
     notes += BATTERY_NOTES.format(rounds=plan["battery_rounds"], settle=SETTLE,
                                   files=f"a {plan['battery_cut']} s cut of the FLAC sweep" if plan["battery_cut"]
                                   else "`sweep-30s.flac`")
+    notes += REPLAYGAIN_NOTES.format(rounds=plan["replaygain_rounds"], file=f"`{battery_name(plan)}`",
+                                     first=plan["replaygain_window"][0], last=plan["replaygain_window"][1])
     if plan["cut"]:
         notes += (f"\nQuick run: CPU and RSS come from {plan['cut']} s cuts of the sweeps (sox; the MP3 re-encoded), "
                   "so process start-up weighs far more than in a full run.\n")

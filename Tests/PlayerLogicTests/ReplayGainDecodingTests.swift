@@ -26,12 +26,52 @@ import Testing
     #expect(gained.info.path == "a.flac" && gained.info.frames == FakeDecoder(path: "a.flac").info.frames)
   }
 
-  /// Floats whatever the gain, 0 dB included: every track of a queue then has one format, and the next one
-  /// can follow in the same stream.
-  @Test(arguments: [-12.0, 0, 3])
-  func theSamplesAreAlwaysFloats(decibels: Double) throws {
-    let gained = GainedDecoder(FakeDecoder(path: "a.flac"), gain: AppliedGain(decibels: decibels, source: .track))
-    #expect(gained.nativeSampleFormat == .float32)
+  /// The source's format: a 16-bit file still goes out as 16-bit samples, scaled.
+  @Test func theSamplesKeepTheSourcesFormat() throws {
+    let floats = GainedDecoder(FakeDecoder(path: "a.flac"), gain: AppliedGain(decibels: -6, source: .track))
+    #expect(floats.nativeSampleFormat == .float32)
+    let shorts = GainedDecoder(ShortDecoder(), gain: AppliedGain(decibels: -6, source: .track))
+    #expect(shorts.nativeSampleFormat == .int16)
+  }
+
+  /// A source of 16-bit samples: every value from -32768 to 32767, one per frame, mono.
+  private final class ShortDecoder: AudioDecoder {
+    let info = TrackInfo(path: "ramp.wav", format: "WAV", sampleRate: 44_100, channels: 1, frames: 65_536)
+    private let cursor = Locked<Int>(0)
+    var nativeSampleFormat: DecodedSampleFormat { .int16 }
+    func read(into buffer: UnsafeMutableBufferPointer<Float>, frames: Int) throws(PlayerError) -> Int {
+      Issue.record("a 16-bit source read as floats")
+      return 0
+    }
+    func read(into buffer: UnsafeMutableBufferPointer<Int16>, frames: Int) throws(PlayerError) -> Int {
+      cursor.withLock { next in
+        let count = min(frames, 65_536 - next)
+        for index in 0..<count { buffer[index] = Int16(truncatingIfNeeded: next + index - 32_768) }
+        next += count
+        return count
+      }
+    }
+    func seek(toFrame frame: Int64) throws(PlayerError) -> Int64 {
+      cursor.withLock { $0 = Int(frame) }
+      return frame
+    }
+  }
+
+  /// Every 16-bit value scaled is the nearest 16-bit value to the exact product (half a step off at most), and
+  /// a boost clips at full scale, for a cut, unity and a boost.
+  @Test(arguments: [-6.0, -0.1, 0, 3.5])
+  func sixteenBitSamplesAreScaledAndRounded(decibels: Double) throws {
+    let gained = GainedDecoder(ShortDecoder(), gain: AppliedGain(decibels: decibels, source: .album))
+    var samples = [Int16](repeating: 0, count: 65_536)
+    let read = try samples.withUnsafeMutableBufferPointer { try gained.read(into: $0, frames: 65_536) }
+    #expect(read == 65_536)
+    let factor = (Double(AppliedGain(decibels: decibels, source: .album).factor) * 32_768).rounded() / 32_768
+    var worst = 0.0
+    for (index, sample) in samples.enumerated() {
+      let exact = min(max(Double(index - 32_768) * factor, -32_768), 32_767)
+      worst = max(worst, abs(Double(sample) - exact))
+    }
+    #expect(worst <= 0.5, "\(decibels) dB: \(worst) steps from the exact product")
   }
 
   @Test func zeroDecibelsLeavesTheSamplesAsTheyAre() throws {
