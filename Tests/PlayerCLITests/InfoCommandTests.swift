@@ -15,6 +15,25 @@ import Testing
     #expect(flac["channels"] as? Int == 2)
   }
 
+  /// The ReplayGain tags as read, beside the format and tags.
+  @Test func showsTheReplayGainTags() throws {
+    let scratch = try ScratchDirectory("splay-info")
+    let path = scratch.path + "/tagged.flac"
+    try FileManager.default.copyItem(atPath: Splay.fixture("media/short-44k-stereo.flac"), toPath: path)
+    let tagged = try Splay.run(
+      [
+        "--set-tag=REPLAYGAIN_TRACK_GAIN=-6.2 dB", "--set-tag=REPLAYGAIN_TRACK_PEAK=0.988547",
+        "--set-tag=REPLAYGAIN_ALBUM_GAIN=+1.5 dB", path,
+      ], program: "/usr/bin/metaflac")
+    #expect(tagged.status == 0, "\(tagged.stderr)")
+    let result = try Splay.run(["info", path])
+    #expect(result.status == 0)
+    #expect(
+      result.stdout.hasSuffix(", replaygain track -6.20 dB (peak 0.988547), album +1.50 dB\n"), "\(result.stdout)")
+    let untagged = try Splay.run(["info", Splay.fixture("media/short-44k-stereo.flac")])
+    #expect(!untagged.stdout.contains("replaygain"))
+  }
+
   @Test(arguments: [
     ("broken/empty.wav", "the file is empty"), ("broken/random-bytes.mp3", "cannot decode"),
     ("broken/text.wav", "cannot decode"), ("broken/directory.flac", "no audio files in it"),

@@ -14,11 +14,15 @@ extension TrackInfo {
   /// ReplayGain is off.
   var gainDescription: String? {
     guard let gain else { return nil }
-    let hundredths = Int((abs(gain.decibels) * 100).rounded())
+    return (gain.source == .none ? "untagged" : gain.source.rawValue) + " " + Self.decibelsText(gain.decibels)
+  }
+
+  /// `-6.20 dB`, `+1.50 dB`: a gain with its sign and two decimals.
+  static func decibelsText(_ decibels: Double) -> String {
+    let hundredths = Int((abs(decibels) * 100).rounded())
     let fraction = hundredths % 100
-    let sign = gain.decibels < 0 && hundredths > 0 ? "-" : "+"
-    let source = gain.source == .none ? "untagged" : gain.source.rawValue
-    return "\(source) \(sign)\(hundredths / 100).\(fraction < 10 ? "0" : "")\(fraction) dB"
+    let sign = decibels < 0 && hundredths > 0 ? "-" : "+"
+    return "\(sign)\(hundredths / 100).\(fraction < 10 ? "0" : "")\(fraction) dB"
   }
 
   /// `44.1 kHz`, `48 kHz`, `8 kHz`.

@@ -2,6 +2,7 @@ import ArgumentParser
 import ControlProtocol
 import PlayerCore
 import PlayerDecoding
+import PlayerLibrary
 
 /// `splay info FILE...`: what the decoder sees in each file, folders and playlists expanded as `play` does.
 struct InfoCommand: AsyncParsableCommand {
@@ -31,7 +32,7 @@ struct InfoCommand: AsyncParsableCommand {
     for path in tracks.paths {
       do {
         let info = try StandardDecoderFactory().open(path).info
-        Console.out(json ? info.jsonText : Self.describe(info))
+        Console.out(json ? info.jsonText : Self.describe(info, gains: ReplayGainTags.read(atPath: path)))
         // It plays, as far as its audio goes; the exit status still says that something is wrong with it.
         if let damage = info.damage {
           Console.error("\(path): \(damage)")
@@ -45,7 +46,7 @@ struct InfoCommand: AsyncParsableCommand {
     if failed { throw CLIError(message: "some files could not be read", status: .fileError) }
   }
 
-  static func describe(_ info: TrackInfo) -> String {
+  static func describe(_ info: TrackInfo, gains: ReplayGainTags = ReplayGainTags()) -> String {
     var fields = [info.formatDescription, clockTime(info.duration)]
     if let bitrate = info.bitrate { fields.append("\((bitrate + 500) / 1000) kb/s") }
     if let title = info.title { fields.append("title \"\(title)\"") }
@@ -53,7 +54,20 @@ struct InfoCommand: AsyncParsableCommand {
     if let album = info.album { fields.append("album \"\(album)\"") }
     if let track = info.trackNumber { fields.append("track \(track)") }
     if let date = info.date { fields.append("date \(date)") }
+    if let gain = describe(gains) { fields.append(gain) }
     return "\(info.path): " + DisplayWidth.sanitized(fields.joined(separator: ", "))
+  }
+
+  /// `replaygain track -6.20 dB (peak 0.988547), album -4.00 dB`: the tags as read; nil when there are none.
+  static func describe(_ tags: ReplayGainTags) -> String? {
+    func one(_ name: String, _ gain: Double?, _ peak: Double?) -> String? {
+      guard let gain else { return nil }
+      let text = "\(name) " + TrackInfo.decibelsText(gain)
+      return text + (peak.map { " (peak \($0))" } ?? "")
+    }
+    let parts = [one("track", tags.trackGain, tags.trackPeak), one("album", tags.albumGain, tags.albumPeak)]
+      .compactMap { $0 }
+    return parts.isEmpty ? nil : "replaygain " + parts.joined(separator: ", ")
   }
 }
 
