@@ -1,7 +1,7 @@
 """ReplayGain's cost while playing (issue 34), for run-audio.py: splay's CPU with ReplayGain on beside off.
 
-With ReplayGain on, splay decodes floats, scales them and sends 32-bit floats to the server; off, a 16-bit file
-goes out as it is, 16-bit. Both play the same tagged copy of the FLAC sweep with `splay play --json`, taking
+With ReplayGain on, splay scales each decoded sample (a 16-bit file stays 16-bit: a fixed-point factor, rounded);
+off, the samples go out as decoded. Both play the same tagged copy of the FLAC sweep with `splay play --json`, taking
 turns; the CPU is every thread's time on a CPU (/proc/PID/task/*/schedstat, nanoseconds) over a window in the
 middle of the play, so that the start and exit, the same in both, do not dilute the difference.
 """
@@ -17,9 +17,14 @@ from benchsupport import step
 
 def cpu_ns(pid):
     """Nanoseconds every thread of process `pid` has run so far (threads that ended are not counted, as in
-    bench_mpris.snapshot: splay's threads live as long as the play)."""
+    bench_mpris.snapshot: splay's threads live as long as the play). The schedstat clock is in nanoseconds; the
+    utime and stime of /proc/PID/stat, which would count them, tick in 10 ms."""
     total = 0
-    for task in Path(f"/proc/{pid}/task").iterdir():
+    try:
+        tasks = list(Path(f"/proc/{pid}/task").iterdir())
+    except (FileNotFoundError, ProcessLookupError):
+        return total
+    for task in tasks:
         try:
             total += int((task / "schedstat").read_text().split()[0])
         except (FileNotFoundError, ProcessLookupError):

@@ -23,12 +23,15 @@ static int began = 0;
 static int mode = SPLAY_EARLY_NOTHING;
 static pa_threaded_mainloop *early_mainloop = NULL;
 static pa_context *early_context = NULL;
+// `--replaygain` on the command line: it wins over the config's key.
+static enum { gain_unset, gain_off, gain_on } gain_option = gain_unset;
 
 // The one rule for what starts before the parse (EarlyStart reads it through splay_early_start_mode).
 // Nothing: not `play`, no operand, or an option that names an output (`--output`, `--server`, `--sink`: they
 // make their own, and a script asking for the simulated output must not start or touch a socket-activated
 // sound server) or asks for help. Playing at once: every argument after `play` is a file operand, `--json` or
-// `--loop`, and there is an operand. Anything else connects and prepares, and waits for the parse to play.
+// `--loop`, and there is an operand. Anything else connects and prepares, and waits for the parse to play
+// (or only connects, when ReplayGain is on: see begin_early_connection).
 static int mode_of(int argc, char **argv) {
   static const char *const refused[] = {"--output", "--server", "--sink", "--help", "-h"};
   if (argc <= 2 || argv == NULL || argv[1] == NULL || strcmp(argv[1], "play") != 0) return SPLAY_EARLY_NOTHING;
@@ -42,7 +45,11 @@ static int mode_of(int argc, char **argv) {
         return SPLAY_EARLY_NOTHING;
       }
     }
-    if (argument[0] != '-') {
+    if (strcmp(argument, "--replaygain") == 0 || strncmp(argument, "--replaygain=", 13) == 0) {
+      const char *value = argument[12] == '=' ? argument + 13 : (index + 1 < argc ? argv[++index] : NULL);
+      gain_option = value == NULL || strcmp(value, "off") != 0 ? gain_on : gain_off;
+      only_playing_options = 0;
+    } else if (argument[0] != '-') {
       operands++;
     } else if (strcmp(argument, "--json") != 0 && strcmp(argument, "--loop") != 0) {
       only_playing_options = 0;
@@ -51,12 +58,13 @@ static int mode_of(int argc, char **argv) {
   return only_playing_options && operands > 0 ? SPLAY_EARLY_PLAY : SPLAY_EARLY_PREPARE;
 }
 
-enum { config_silent = 0, config_names_volume = 1, config_names_output = 2 };
+enum { config_silent = 0, config_names_volume = 1, config_names_output = 2, config_names_gain = 4 };
 
 // Whether the user's config.toml sets the output, server or sink (then the parse decides where to connect, as
-// with `--output`), or the start volume or a ReplayGain mode (then nothing plays before the parse, as with
-// `--volume`: the first file's stream would start at the server's volume, or without its gain). A line scan
-// of the top-level keys, where these live; the Swift side parses the file and reports its mistakes.
+// with `--output`), the start volume (then nothing plays before the parse, as with `--volume`: the first
+// file's stream would start at the server's volume), or a ReplayGain mode other than "off" (then no stream is
+// prepared either: the first file plays through a gain that stream would lack). A line scan of the top-level
+// keys, where these live; the Swift side parses the file and reports its mistakes.
 static int config_decides(void) {
   char path[4096];
   const char *base = getenv("XDG_CONFIG_HOME");
@@ -96,8 +104,13 @@ static int config_decides(void) {
     if ((name == 6 && strncmp(key, "output", 6) == 0) || (name == 6 && strncmp(key, "server", 6) == 0) ||
         (name == 4 && strncmp(key, "sink", 4) == 0)) {
       found |= config_names_output;
-    } else if ((name == 6 && strncmp(key, "volume", 6) == 0) || (name == 10 && strncmp(key, "replaygain", 10) == 0)) {
+    } else if (name == 6 && strncmp(key, "volume", 6) == 0) {
       found |= config_names_volume;
+    } else if (name == 10 && strncmp(key, "replaygain", 10) == 0) {
+      const char *value = rest + 1 + strspn(rest + 1, " \t\"'");
+      // strchr finds the terminator too: "off" at the end of the file is off.
+      int off = strncmp(value, "off", 3) == 0 && strchr("\"' \t#\r\n", value[3]) != NULL;
+      if (!off) found |= config_names_gain;
     }
   }
   fclose(file);
@@ -155,7 +168,11 @@ __attribute__((constructor(101))) static void begin_early_connection(int argc, c
     mode = SPLAY_EARLY_NOTHING;
     return;
   }
-  if (config & config_names_volume) mode = SPLAY_EARLY_PREPARE;
+  if (gain_option == gain_on || (gain_option == gain_unset && (config & config_names_gain))) {
+    mode = SPLAY_EARLY_CONNECT;
+  } else if ((config & config_names_volume) && mode == SPLAY_EARLY_PLAY) {
+    mode = SPLAY_EARLY_PREPARE;
+  }
   phase = connecting;
   began = 1;
   if (splay_thread_start_elsewhere(connect_now, NULL) != 0) phase = idle;

@@ -53,7 +53,8 @@ extension PulseOutput {
         createStreamLocked(for: decoder, at: 0, volume: nil) { result in
           guard case .success = result else {
             entry.start.finish()
-            return self.handOff { entry.resolver.settle(with: Outcome(result)) }
+            let outcome = entry.dropped ? .cancelled : Outcome(result)
+            return self.handOff { entry.resolver.settle(with: outcome) }
           }
           self.performLocked(entry.start.created(), for: entry)
           if entry.start.followsPrefill {
@@ -83,7 +84,11 @@ extension PulseOutput {
     guard let stream = session?.stream, streamNumber == entry.stream, !entry.dropped else {
       return handOff { entry.resolver.settle(with: .cancelled) }
     }
-    let failed: (PlayerError) -> Void = { error in self.handOff { entry.resolver.reject(error) } }
+    // Let go meanwhile (an `open` of something else replaced it): nobody is told of a failure of the stream.
+    let failed: (PlayerError) -> Void = { error in
+      let outcome: Outcome<Void, PlayerError> = entry.dropped ? .cancelled : .failure(error)
+      self.handOff { entry.resolver.settle(with: outcome) }
+    }
     issueLocked(
       "start", start: { done in uncorkLocked(stream, done) },
       completion: { [self] ok in

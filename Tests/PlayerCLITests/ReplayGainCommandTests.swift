@@ -33,6 +33,11 @@ import Testing
       ["play", "--json", "--replaygain", "track", "--replaygain-preamp", "1.5", path], environment: home.environment)
     #expect(Self.gain(track.jsonLines.last)?["source"] as? String == "track")
     #expect(Self.gain(track.jsonLines.last)?["decibels"] as? Double == -6.0206 + 1.5)
+    // A negative preamp is a value, not an option.
+    let quieter = try Splay.run(
+      ["play", "--json", "--replaygain", "track", "--replaygain-preamp", "-3", path], environment: home.environment)
+    #expect(quieter.status == 0, "\(quieter.stderr)")
+    #expect(Self.gain(quieter.jsonLines.last)?["decibels"] as? Double == -6.0206 - 3)
     let off = try Splay.run(["play", "--json", "--replaygain", "off", path], environment: home.environment)
     #expect(off.status == 0)
     #expect(Self.gain(off.jsonLines.last) == nil, "off: no gain in the state")
@@ -107,5 +112,74 @@ import Testing
         SignalAnalysis.ladderSteps(left, from: start, rate: recording.rate, count: 4) == [0, 1, 2, 3],
         "the track from its start, once")
     }
+  }
+
+  /// With ReplayGain on, `play FILE` only connects before its parse: a stream prepared for the bare file would be
+  /// let go once the gained one opens, a second stream at the server before the first sound. Off (by the option or
+  /// the config), the prepared stream is the one that plays. Each run makes exactly one stream.
+  @Test(.enabled(if: PulseEnvironment.available, "needs the private PulseAudio server of `make test`"))
+  func aGainedPlayMakesOneStream() async throws {
+    let gained = try ConfigFileTests.ConfigHome("replaygain = \"album\"\n")
+    let path = gained.scratch.path + "/short.flac"
+    try FileManager.default.copyItem(atPath: Splay.fixture("media/short-44k-stereo.flac"), toPath: path)
+    let tagged = try PulseEnvironment.run("/usr/bin/metaflac", ["--set-tag=REPLAYGAIN_TRACK_GAIN=-6 dB", path])
+    try #require(tagged.status == 0, "metaflac: \(tagged.stderr)")
+    let off = try ConfigFileTests.ConfigHome("replaygain = \"off\"  # for now\n")
+    try await ExclusiveSink.run {
+      for (options, home) in [
+        (["--replaygain", "track"], nil), (["--replaygain=auto"], nil), ([], gained), ([], off),
+        (["--replaygain", "off"], gained), (["--volume", "100"], nil),
+      ] as [([String], ConfigFileTests.ConfigHome?)] {
+        let events = try SinkInputEvents()
+        let result = try Splay.run(["play", "--json"] + options + [path], environment: home?.environment ?? [:])
+        #expect(result.status == 0, "\(options): \(result.stderr)")
+        #expect(try events.created() == 1, "\(options), config \(home.map { "\($0.file)" } ?? "none")")
+      }
+    }
+  }
+}
+
+/// The sink inputs the server makes while it lives, as `pactl subscribe` reports them.
+private final class SinkInputEvents {
+  private let log: String
+  private let process: ChildProcess
+
+  /// Subscribed once this returns: a change made after the subscription has been reported.
+  init() throws {
+    log = FileManager.default.temporaryDirectory.path + "/splay-events-\(getpid())-\(UInt64.random(in: 0 ... .max))"
+    // Line-buffered: pactl writes a file through a full stdio buffer otherwise.
+    process = try ChildProcess(["/usr/bin/stdbuf", "-oL", "/usr/bin/pactl", "subscribe"], stdout: log)
+    try sync()
+  }
+
+  deinit {
+    // Killed: spawned from the test process, `pactl subscribe` outlived a SIGTERM by the 5 s wait.
+    kill(process.pid, SIGKILL)
+    _ = process.wait(timeout: 5)
+    unlink(log)
+  }
+
+  /// How many sink inputs were made so far.
+  func created() throws -> Int {
+    try sync()
+    return text.components(separatedBy: "Event 'new' on sink-input").count - 1
+  }
+
+  private var text: String { (try? String(contentsOfFile: log, encoding: .utf8)) ?? "" }
+
+  /// Mutes the sink and unmutes it (a change to the same value is not reported), and waits until the
+  /// subscription reported both: every event before them is in the log.
+  private func sync() throws {
+    func changes() -> Int { text.components(separatedBy: "Event 'change' on sink #").count }
+    let before = changes()
+    // Again while unanswered: the first changes may come before `pactl subscribe` has subscribed.
+    for _ in 0..<25 where changes() < before + 2 {
+      for mute in ["1", "0"] {
+        let changed = try PulseEnvironment.run("/usr/bin/pactl", ["set-sink-mute", "@DEFAULT_SINK@", mute])
+        try #require(changed.status == 0, "pactl: \(changed.stderr)")
+      }
+      for _ in 0..<100 where changes() < before + 2 { usleep(2_000) }
+    }
+    try #require(changes() >= before + 2, "pactl subscribe: \(text)")
   }
 }

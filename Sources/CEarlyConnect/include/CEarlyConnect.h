@@ -5,11 +5,13 @@
 enum {
   /// Nothing: not `play`, no operand, or an option that names an output or asks for help.
   SPLAY_EARLY_NOTHING = 0,
+  /// Connect only: ReplayGain is on, so the first file plays through a gain its prepared stream would lack.
+  SPLAY_EARLY_CONNECT = 1,
   /// Connect, and prepare the first file's stream corked: the parsed command decides whether it plays.
-  SPLAY_EARLY_PREPARE = 1,
+  SPLAY_EARLY_PREPARE = 2,
   /// Connect, prepare, and start playing once the first audio is in: `play` with file operands and no option
   /// but `--json` and `--loop`.
-  SPLAY_EARLY_PLAY = 2,
+  SPLAY_EARLY_PLAY = 3,
 };
 
 /// The mode the arguments asked for (one of the values above); the same all through the process's life.

@@ -16,7 +16,7 @@ struct ReplayGainOptions: ParsableArguments {
   var mode: ReplayGainMode?
 
   @Option(
-    name: .customLong("replaygain-preamp"),
+    name: .customLong("replaygain-preamp"), parsing: .unconditional,
     help: ArgumentHelp("Decibels added to a tagged ReplayGain, -15 to 15 (default 0).", valueName: "dB"))
   var preamp: Double?
 

@@ -34,7 +34,8 @@ import PlayerPulse
 /// than "play these files from the start of the first": `play`, file operands, and no option but `--json` and
 /// `--loop` (the rule is decided once, in C: `splay_early_start_mode`), as `paplay FILE` starts at once. The controller's first `open` then takes a
 /// running stream and confirms `playing` with the server's acknowledgement of that uncork; the state still
-/// changes only on the server's word. Every other command line waits for the parse, as before.
+/// changes only on the server's word. Every other command line waits for the parse, as before. With ReplayGain on
+/// (`--replaygain` or the config's key, not "off"), only the connection is begun: no stream is prepared.
 enum EarlyStart {
   /// An output and the decoder factory whose kept decoder the output may be preparing a stream for. They go
   /// together: a decoder being read into one output's stream is not to be handed to another output.
@@ -73,7 +74,10 @@ enum EarlyStart {
     guard splay_early_connection_began() != 0 else { return }
     state.withLock { $0 = .starting }
     let operands = arguments.dropFirst(2).filter { !$0.hasPrefix("-") }
-    let playing = Int(splay_early_start_mode()) == SPLAY_EARLY_PLAY
+    let mode = Int(splay_early_start_mode())
+    let playing = mode == SPLAY_EARLY_PLAY
+    // With ReplayGain on, the first file plays through a gain: a stream prepared for it bare would be let go.
+    let preparing = mode != SPLAY_EARLY_CONNECT
     let settled = DispatchSemaphore(value: 0)
     DetachedThread.startElsewhere {
       // Whatever way this ends, the main thread stops waiting (below) once nothing more is on its way.
@@ -87,8 +91,11 @@ enum EarlyStart {
       // before the output is made: opening needs no connection, and making the output waits for the
       // connection's lock while the handshake holds it.
       // A folder or playlist before it comes first, and names its first track only once expanded.
-      let first = operands.first(where: { isRegularFile($0) || isDirectory($0) })
-        .flatMap { isRegularFile($0) && PlaylistParser.kind(ofPath: $0) == nil ? $0 : nil }
+      let first =
+        !preparing
+        ? nil
+        : operands.first(where: { isRegularFile($0) || isDirectory($0) })
+          .flatMap { isRegularFile($0) && PlaylistParser.kind(ofPath: $0) == nil ? $0 : nil }
       let opened = first.flatMap { try? SndfileDecoder(path: $0, deferringLengthCheck: true) }
       let session = Session(output: makeOutput(), decoders: ProbedDecoderFactory())
       let wanted = state.withLock { state in

@@ -1,7 +1,7 @@
 /// A decoder whose samples are scaled by a ReplayGain, in the source's own format: floats are scaled as floats;
 /// 16-bit samples by a fixed-point factor and rounded back to 16 bits, as a server's software volume does, so
-/// that a 16-bit file still goes out as half the bytes (with floats, ReplayGain cost 12 % more CPU while
-/// playing: docs/performance.md). Tracks of one format still follow each other in one stream.
+/// that a 16-bit file still goes out as half the bytes (as floats, its CPU while playing was 12 % above off, not
+/// 6-10 %: docs/performance.md, "ReplayGain"). Tracks of one format still follow each other in one stream.
 public final class GainedDecoder: AudioDecoder {
   private let source: any AudioDecoder
   private let factor: Float

@@ -52,7 +52,7 @@ struct PulseStartClockTests {
     let shown = played.position.estimated(at: paused.position.confirmedAt)
     #expect(
       abs(shown - paused.position.seconds) <= 0.05,
-      "the view showed \(shown) s when the pause confirmed \(paused.position.seconds) s")
+      "the view showed \(shown) s when the pause confirmed \(paused.position.seconds) s (play: \(played.position))")
     // On the truth sink, also when the first frame played: where the state says the clock starts.
     try Skip.when(
       PulseEnvironment.truthFile == nil ? "when the sink played its first frame: needs the truth sink" : nil)
