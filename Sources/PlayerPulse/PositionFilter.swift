@@ -24,6 +24,9 @@ struct PositionFilter {
   private var time: UInt64?
   /// Whether the stream was running at that reading: audio may have flowed until a cork after it.
   private var wasRunning = false
+  /// Set by ``began(at:)``: a reading within a millisecond of it is the confirmation of that start, at the
+  /// position the server began from (the wall clock's few microseconds since would move it by a frame).
+  private var confirmsBegin = false
 
   /// Starts at `seconds`.
   init(at seconds: Double = 0) {
@@ -35,6 +38,7 @@ struct PositionFilter {
     position = seconds
     time = nil
     wasRunning = false
+    confirmsBegin = false
   }
 
   /// Starts over at `seconds`, read at `now` from a stream that plays: the next track of a gapless stream.
@@ -53,6 +57,15 @@ struct PositionFilter {
     time = now
   }
 
+  /// The server was seen to begin reading the stream at `now`, having read ahead what it had not played (PipeWire
+  /// reads two quanta at its start and reports no latency): from here the position advances at the wall clock's
+  /// pace, not by that read-ahead.
+  mutating func began(at now: UInt64) {
+    time = now
+    wasRunning = true
+    confirmsBegin = true
+  }
+
   /// Takes a raw reading of the server's clock made at `now` and returns the position to confirm.
   ///
   /// `running` says whether the stream is uncorked now; `duration` is the track's length. The first reading
@@ -61,6 +74,10 @@ struct PositionFilter {
     guard running || wasRunning else {
       time = now
       return position
+    }
+    if confirmsBegin, running, let time {
+      confirmsBegin = false
+      if now < time + 1_000_000 { return position }
     }
     var next = max(raw, position)
     if let time {

@@ -96,7 +96,7 @@ extension PulseOutput {
         startedLocked()
         // Settled from the timing update behind the uncork, as `start` is: until then the clock is stale, and
         // a fresh sink's first block (2 s on a null sink) is not yet known to delay the audio.
-        waitForTimingLocked(
+        waitForMovingClockLocked(
           TimingWaiter { [self] result in
             guard case .failure(let error) = result else { return handOff { entry.resolver.resolve() } }
             failed(error)

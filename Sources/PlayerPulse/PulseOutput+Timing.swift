@@ -33,7 +33,8 @@ extension PulseOutput {
     requestTimingLocked()
     applyBufferLocked(
       buffer.timingDue(flowing: audioFlowsLocked, bytesPerSecond: Self.bytesPerSecond(streamSpecLocked)))
-    scheduleTimingLocked(restart: false)
+    // Every 10 ms while a start waits for the server's clock to move.
+    scheduleTimingLocked(restart: session?.waiters.awaitsTiming == true)
   }
 
   /// A timing update arrived (mainloop thread): the pauses whose cork was acknowledged before it can confirm, and
@@ -48,6 +49,35 @@ extension PulseOutput {
   func waitForTimingLocked(_ waiter: TimingWaiter) {
     guard session != nil else { return waiter.fail(.outputLost(detail: "the stream is gone")) }
     session?.waiters.waitForTiming(waiter)
+  }
+
+  /// Answers `waiter` at the first timing update after an uncork from which the server's clock tells when the
+  /// audio moves (``StreamClock/knowsStart(read:sinkLatency:)``), or once 0.5 s passed without one (lock held).
+  /// Confirmed sooner, a start on PipeWire ran up to 80 ms ahead of the audio of a new stream.
+  func waitForMovingClockLocked(
+    _ waiter: TimingWaiter, deadline: UInt64 = PulseOutput.now() + 500_000_000, waited: Bool = false
+  ) {
+    waitForTimingLocked(
+      TimingWaiter { [self] result in
+        if case .failure(let error) = result { return waiter.fail(error) }
+        let (read, sinkLatency) = readIndexLocked()
+        let now = Self.now()
+        guard clock.knowsStart(read: read, sinkLatency: sinkLatency) || now >= deadline else {
+          return waitForMovingClockLocked(waiter, deadline: deadline, waited: true)
+        }
+        // Seen to begin only now: what it read at once is not heard at once, so the clock starts now.
+        if waited { clock.serverBegan(at: now) }
+        waiter.answer()
+      })
+  }
+
+  /// The read index (µs of the stream) and the sink's latency of the last timing update; zeros without one.
+  func readIndexLocked() -> (read: Int64, sinkLatency: UInt64) {
+    guard let stream = session?.stream, let timing = pa_stream_get_timing_info(stream),
+      timing.pointee.read_index_corrupt == 0, timing.pointee.read_index >= 0,
+      let spec = pa_stream_get_sample_spec(stream)
+    else { return (0, 0) }
+    return (Int64(pa_bytes_to_usec(UInt64(timing.pointee.read_index), spec)), timing.pointee.sink_usec)
   }
 
   /// After a flush the server's read index is where new audio will start: record the stream time there as

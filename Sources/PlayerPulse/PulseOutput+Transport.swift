@@ -15,7 +15,7 @@ extension PulseOutput {
           completion: { [self] ok in
             guard ok else { return started.fail(.outputFailed(operation: "start", detail: lastErrorLocked())) }
             startedLocked()
-            waitForTimingLocked(started)
+            waitForMovingClockLocked(started)
           }, failure: started.fail)
       }
     }
@@ -35,7 +35,7 @@ extension PulseOutput {
 
   /// Writes what the ring holds, then asks the server to uncork (lock held): the audio is there when it starts.
   func uncorkLocked(_ stream: OpaquePointer, _ done: UnsafeMutableRawPointer) -> OpaquePointer? {
-    clock.uncorking()
+    clock.uncorking(read: readIndexLocked().read)
     pumpLocked()
     let operation = pa_stream_cork(stream, 0, PulseOperation.streamCallback, done)
     requestTimingLocked()

@@ -16,6 +16,8 @@ struct StreamClock: Sendable {
   /// From an uncork until the timing update requested behind it: the last update was taken while corked, so
   /// the server's clock is not read (the position holds, no gapless boundary is taken as played).
   private(set) var isStale = false
+  /// The server's read index (µs) when the last uncork was asked for.
+  private var readAtUncork: Int64 = 0
   private var filter = PositionFilter()
   /// Timing updates the server answered, for every stream of the output: tests check that a paused stream asks
   /// for none.
@@ -66,11 +68,23 @@ struct StreamClock: Sendable {
     anchorStreamTime.map { $0 + UInt64(Double(max(writtenFrames, 0)) * 1e6 / Double(sampleRate)) }
   }
 
-  /// An uncork was asked for: the clock is stale until the timing update behind it.
-  mutating func uncorking() { isStale = true }
+  /// An uncork was asked for with the server's read index at `read` (µs of the stream): the clock is stale until
+  /// the timing update behind it.
+  mutating func uncorking(read: Int64) {
+    isStale = true
+    readAtUncork = read
+  }
+
+  /// Whether a timing update with the read index at `read` and the sink's latency `sinkLatency` (µs) tells when
+  /// the audio moves: a server that reports the latency does; one that reports none (PipeWire's, whose graph
+  /// may take tens of milliseconds to start a new stream) does once its read index moved since the uncork.
+  func knowsStart(read: Int64, sinkLatency: UInt64) -> Bool { sinkLatency > 0 || read > readAtUncork }
 
   /// The server acknowledged the uncork at `now`: the position may advance from here at the wall clock's pace.
   mutating func uncorked(at now: UInt64) { filter.resumed(at: now) }
+
+  /// A server that reports no latency was seen to begin reading at `now` (``knowsStart(read:sinkLatency:)``).
+  mutating func serverBegan(at now: UInt64) { filter.began(at: now) }
 
   /// A timing update taken after the uncork arrived (or the stream went): the clock is read again.
   mutating func refreshed() { isStale = false }

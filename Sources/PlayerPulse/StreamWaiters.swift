@@ -48,6 +48,9 @@ struct StreamWaiters {
   /// Waits for the next timing update.
   mutating func waitForTiming(_ waiter: TimingWaiter) { timing.append(waiter) }
 
+  /// Whether anything waits for the next timing update.
+  var awaitsTiming: Bool { !timing.isEmpty }
+
   /// The timing update's waiters, taken out.
   mutating func takeTiming() -> [TimingWaiter] {
     defer { timing = [] }

@@ -72,6 +72,19 @@ import Testing
     #expect(later < 1.05, "no faster than the second that passed: \(later)")
   }
 
+  /// PipeWire's server reads two quanta (46 ms at 44.1 kHz) the moment its graph takes a new stream in, tens of
+  /// milliseconds after the uncork, and reports no latency: counted, they put the view 70 ms ahead of the audio.
+  @Test func aStreamTheServerBeganToReadOnlyNowAdvancesFromNow() {
+    var filter = PositionFilter()
+    filter.resumed(at: 10 * second)
+    #expect(filter.update(raw: 0, at: 10 * second + 40_000_000, running: true, duration: 60) == 0)
+    filter.began(at: 10 * second + 50_000_000)
+    let began = filter.update(raw: 0.046, at: 10 * second + 50_020_000, running: true, duration: 60)
+    #expect(began == 0, "the start is confirmed where the server began")
+    let later = filter.update(raw: 0.046, at: 10 * second + 70_000_000, running: true, duration: 60)
+    #expect(abs(later - (0.02 * 1.02 + PositionFilter.slack)) < 1e-9, "at the wall clock's pace: \(later)")
+  }
+
   @Test func aSeekMayMoveAnywhereAndTheTrackBoundsThePosition() {
     var filter = PositionFilter(at: 30)
     _ = filter.update(raw: 30, at: 10 * second, running: true, duration: 60)

@@ -88,9 +88,23 @@ import Testing
 
   @Test func anUncorkMakesTheClockStaleUntilTheUpdateBehindIt() {
     var clock = StreamClock()
-    clock.uncorking()
+    clock.uncorking(read: 0)
     #expect(clock.isStale)
     clock.refreshed()
     #expect(!clock.isStale)
+  }
+
+  /// A server that reports the sink's latency tells when the audio moves from the first update; one that reports
+  /// none does once its read index moved since the uncork.
+  @Test(arguments: [
+    (read: Int64(2_000_000), sinkLatency: UInt64(0), knows: false),
+    (read: 2_000_000, sinkLatency: 4_342, knows: true),
+    (read: 2_000_001, sinkLatency: 0, knows: true),
+    (read: 1_999_000, sinkLatency: 0, knows: false),
+  ])
+  func theStartIsKnownOnceTheServerSaysWhen(read: Int64, sinkLatency: UInt64, knows: Bool) {
+    var clock = StreamClock()
+    clock.uncorking(read: 2_000_000)
+    #expect(clock.knowsStart(read: read, sinkLatency: sinkLatency) == knows)
   }
 }
