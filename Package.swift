@@ -40,6 +40,8 @@ let package = Package(
     // Gives the splay executable an `mpg123_new` that quiets libmpg123 under libsndfile (see its source). The
     // linker exports it by itself: libsndfile, on the link line, refers to that name.
     .target(name: "CMpg123Quiet"),
+    // ReplayGain's cut of 16-bit samples with SSE2's pmaddwd (GainedDecoder), which Swift does not emit.
+    .target(name: "CSampleGain"),
     // Starts a thread on another CPU than the caller's (GNU affinity calls Swift's Glibc does not declare).
     .target(name: "CThreadStart"),
     // Begins connecting to the sound server before `main` for `splay play` (see its source); PlayerCLI's
@@ -64,7 +66,8 @@ let package = Package(
     // The PulseAudio output: the only target that imports libpulse.
     .target(name: "PlayerPulse", dependencies: ["PlayerCore", "Futures", "CPulseAudio"]),
     // The decoders (libsndfile, FFmpeg, FAAD2): the only target that imports them.
-    .target(name: "PlayerDecoding", dependencies: ["PlayerCore", "Futures", "CSndfile", "CFFmpeg", "CFaad"]),
+    .target(
+      name: "PlayerDecoding", dependencies: ["PlayerCore", "Futures", "CSndfile", "CFFmpeg", "CFaad", "CSampleGain"]),
     // The collection: folders, playlists, tags and cover art, turned into the paths a queue holds.
     .target(name: "PlayerLibrary", dependencies: ["PlayerCore", "Futures"]),
     // Playback scripts (`splay run`): parsing, and running them against a controller.

@@ -75,6 +75,6 @@ def replaygain_rows(figures, percentile, verdict, file):
 REPLAYGAIN_NOTES = """\
 - ReplayGain (issue 34): {rounds} round(s) of `splay play --json` playing a copy of {file} tagged with a track gain
   of −6 dB, with `--replaygain track` and without, in turn, on the main sandbox; the CPU of every thread
-  (/proc/PID/task/*/schedstat, ns) over {first:g}–{last:g} s into each play. On, splay decodes floats, scales them
-  and sends 32-bit floats; off, the 16-bit file goes out as 16-bit samples.
+  (/proc/PID/task/*/schedstat, ns) over {first:g}–{last:g} s into each play. Both send the 16-bit file as 16-bit
+  samples; on, each is scaled in place (a fixed-point factor, rounded: SSE2's pmaddwd, CSampleGain).
 """

@@ -23,7 +23,9 @@ struct PlayerSession: Sendable {
     onSkipped: (@Sendable (PlayerError) -> Void)? = nil
   ) {
     let decoders =
-      replayGain.mode == .off ? opener : ReplayGainDecoderFactory(opening: opener, policy: replayGain)
+      replayGain.mode == .off
+      ? opener
+      : ReplayGainDecoderFactory(opening: opener, policy: replayGain) { GainedDecoder($0, gain: $1) }
     let deadline = Duration.nanoseconds(Int64(options.deadline * 1e9))
     switch options.output {
     case .pulse:

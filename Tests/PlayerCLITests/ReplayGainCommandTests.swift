@@ -83,17 +83,17 @@ import Testing
   }
 
   /// With the gain in the config, `splay play FILE` (which otherwise starts playing before its command line is
-  /// parsed) is heard at the gain from its first frame, and once: the ladder's steps all peak alike (at the
-  /// server's volume for a new stream, whatever that is), nothing louder reaches the sink, and the ladder
-  /// starts at its first step. Before the config could stop the early start, its first milliseconds went out
-  /// without the gain.
+  /// parsed) is heard at the gain from its first frame, and once: the ladder's steps all peak alike, nothing
+  /// louder reaches the sink, and the ladder starts at its first step. Before the config could stop the early
+  /// start, its first milliseconds went out without the gain. At `--volume 100`, which changes nothing early
+  /// with a gain on: PipeWire gives a new stream the volume a test before left (0 once, and silence).
   @Test(.enabled(if: PulseEnvironment.available, "needs the private PulseAudio server of `make test`"))
   func aConfiguredGainIsHeardFromTheFirstFrame() async throws {
     let home = try ConfigFileTests.ConfigHome("replaygain = \"track\"\n")
     let path = try Self.taggedLadder(in: home.scratch.path)
     try await ExclusiveSink.run {
       let recorder = try MonitorRecorder()
-      let result = try Splay.run(["play", "--json", path], environment: home.environment)
+      let result = try Splay.run(["play", "--json", "--volume", "100", path], environment: home.environment)
       let recording = recorder.stop()
       #expect(result.status == 0, "\(result.stderr)")
       #expect(Self.gain(result.jsonLines.last)?["decibels"] as? Double == -6.0206)

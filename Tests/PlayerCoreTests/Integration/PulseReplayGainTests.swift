@@ -93,7 +93,10 @@ final class PulseReplayGainTests {
   /// at the monitor over half a second of it, and the gain the state reported.
   private func level(of path: String, policy: ReplayGainPolicy) async throws -> (decibels: Double, gain: AppliedGain?) {
     let controller = PlayerController(
-      output: PulseOutput(), decoders: ReplayGainDecoderFactory(opening: StandardDecoderFactory(), policy: policy))
+      output: PulseOutput(),
+      decoders: ReplayGainDecoderFactory(opening: StandardDecoderFactory(), policy: policy) {
+        GainedDecoder($0, gain: $1)
+      })
     _ = try await confirmed(controller.load([path]))
     _ = try await confirmed(controller.setVolume(100))
     let recorder = try MonitorRecorder()
@@ -163,7 +166,9 @@ final class PulseReplayGainTests {
     try await ExclusiveSink.run {
       let controller = PlayerController(
         output: PulseOutput(),
-        decoders: ReplayGainDecoderFactory(opening: StandardDecoderFactory(), policy: ReplayGainPolicy(mode: .album)))
+        decoders: ReplayGainDecoderFactory(opening: StandardDecoderFactory(), policy: ReplayGainPolicy(mode: .album)) {
+          GainedDecoder($0, gain: $1)
+        })
       let states = Locked<[PlayerState]>([])
       let observation = controller.observe { state in states.withLock { $0.append(state) } }
       defer { observation.cancel() }
