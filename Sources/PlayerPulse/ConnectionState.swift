@@ -1,7 +1,8 @@
 import PlayerCore
 
-/// Where the connection to the server stands for those who wait for it: what asking for it does, and what
-/// the context's ready or failed state means. Decides only; ``PulseOutput`` makes and drops the context.
+/// The connection to the server: its context, and where it stands for those who wait for it (what asking for
+/// it does, what the context's ready or failed state means). Decides; ``PulseOutput`` makes the context and
+/// hands it in, and calls libpulse with it.
 struct ConnectionState {
   /// Runs once connected (success) or once connecting failed, with the mainloop lock held.
   typealias Waiter = (Result<Void, PlayerError>) -> Void
@@ -24,17 +25,21 @@ struct ConnectionState {
     case lost
   }
 
+  /// The context made for the connection, until it is torn down.
+  private(set) var context: OpaquePointer?
   /// The context became ready and has not gone since.
   private(set) var isReady = false
   private var waiters: [Waiter] = []
 
-  /// Asks for the connection, with a context made already (`hasContext`) or not; `waiter` is kept unless it
-  /// runs now.
-  mutating func request(_ waiter: @escaping Waiter, hasContext: Bool) -> Request {
-    if hasContext, isReady { return .runNow }
+  /// Asks for the connection; `waiter` is kept unless it runs now.
+  mutating func request(_ waiter: @escaping Waiter) -> Request {
+    if context != nil, isReady { return .runNow }
     waiters.append(waiter)
-    return hasContext ? .wait : .connect
+    return context != nil ? .wait : .connect
   }
+
+  /// A context was made (or adopted) for the connection.
+  mutating func made(_ context: OpaquePointer) { self.context = context }
 
   /// The context became ready: the waiters to run, taken out.
   mutating func becameReady() -> [Waiter] {
@@ -47,6 +52,7 @@ struct ConnectionState {
 
   /// The context is gone: the waiters to fail, taken out.
   mutating func disconnected() -> [Waiter] {
+    context = nil
     isReady = false
     return takeWaiters()
   }

@@ -19,7 +19,7 @@ extension PulseOutput {
   /// uses this instead of ``connect()``.
   func whenConnectedLocked(_ body: @escaping (Result<Void, PlayerError>) -> Void) {
     assertLocked()
-    switch connection.request(body, hasContext: context != nil) {
+    switch connection.request(body) {
     case .runNow: return body(.success(()))
     case .wait: return
     case .connect: break
@@ -32,7 +32,7 @@ extension PulseOutput {
     let made = pa_context_new_with_proplist(api, "splay", props)
     pa_proplist_free(props)
     guard let ctx = made else { return failConnectLocked(detail: "no memory for a connection") }
-    context = ctx
+    connection.made(ctx)
     watchContextLocked(ctx)
     if pa_context_connect(ctx, configuration.server, PA_CONTEXT_NOAUTOSPAWN, nil) < 0 {
       failConnectLocked(detail: lastErrorLocked())
@@ -55,12 +55,12 @@ extension PulseOutput {
   /// The connection attempt got no answer in time (mainloop thread).
   private func connectTimedOut() {
     timers.connect.cancel()
-    guard !connection.isReady, context != nil else { return }
+    guard !connection.isReady, connection.context != nil else { return }
     failConnectLocked(detail: "no answer within \(formatSeconds(configuration.connectTimeout)) s")
   }
 
   func contextStateChangedLocked() {
-    guard let context else { return }
+    guard let context = connection.context else { return }
     switch pa_context_get_state(context) {
     case PA_CONTEXT_READY:
       timers.connect.cancel()
@@ -96,19 +96,18 @@ extension PulseOutput {
     timers.cancelAll()
     requests.fail(with: error)
     session?.draining = nil
-    if let ctx = context {
+    if let ctx = connection.context {
       pa_context_set_state_callback(ctx, nil, nil)
       pa_context_set_subscribe_callback(ctx, nil, nil)
       pa_context_disconnect(ctx)
       pa_context_unref(ctx)
     }
-    context = nil
     buffer.disconnected()
     return connection.disconnected()
   }
 
   func lastErrorLocked() -> String {
-    guard let context else { return "not connected" }
+    guard let context = connection.context else { return "not connected" }
     return String(cString: pa_strerror(pa_context_errno(context)))
   }
 }

@@ -49,7 +49,9 @@ extension PulseOutput {
   private func drainNearTheEndLocked(_ stream: OpaquePointer) {
     guard !timers.drain.isPending else { return }
     let lead = UInt64(configuration.targetLatency * 1e6)
-    guard let end = clock.writtenEnd, let context, let usec = streamClockLocked() else { return startDrainLocked() }
+    guard let end = clock.writtenEnd, let context = connection.context, let usec = streamClockLocked() else {
+      return startDrainLocked()
+    }
     guard end > usec + lead else { return startDrainLocked() }
     let ring = session?.ring
     timers.drain.schedule(at: pa_rtclock_now() + (end - usec - lead), on: context) { [weak self] in

@@ -47,7 +47,7 @@ extension PulseOutput {
   /// stands still, and `start` schedules the check again.
   func scheduleBoundaryCheckLocked() {
     // A stale clock schedules nothing: the check is scheduled again once it is fresh.
-    guard let session, session.running, let context, let now = streamClockLocked(),
+    guard let session, session.running, let context = connection.context, let now = streamClockLocked(),
       let wait = session.gapless.wait(from: now, anchorStreamTime: clock.anchorStreamTime, sampleRate: sampleRate)
     else { return }
     let expected = streamNumber

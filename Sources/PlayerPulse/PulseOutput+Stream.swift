@@ -17,7 +17,7 @@ extension PulseOutput {
   ) {
     assertLocked()
     teardownStreamLocked()
-    guard let context, connection.isReady else {
+    guard let context = connection.context, connection.isReady else {
       return ready(.failure(.outputLost(detail: "\(serverName): not connected")))
     }
     let info = decoder.info
@@ -128,7 +128,9 @@ extension PulseOutput {
   /// Why the server refused to make the stream: a sink named in the configuration that it does not have is the
   /// output being unavailable, named as such; anything else is the server's reason.
   private func openFailureLocked(detail: String) -> PlayerError {
-    if let sink = configuration.sink, let context, pa_context_errno(context) == Int32(PA_ERR_NOENTITY.rawValue) {
+    if let sink = configuration.sink, let context = connection.context,
+      pa_context_errno(context) == Int32(PA_ERR_NOENTITY.rawValue)
+    {
       return .sinkNotFound(server: serverName, sink: sink)
     }
     return .outputFailed(operation: "open", detail: detail)

@@ -22,7 +22,7 @@ extension PulseOutput {
   /// a paused player waking): a pause cancels the timer, a seek or stop stops it at its next firing. `restart`
   /// starts the schedule over (lock held).
   func scheduleTimingLocked(restart: Bool) {
-    guard let context else { return }
+    guard let context = connection.context else { return }
     let due = pa_rtclock_now() + buffer.nextTimingWait(restart: restart)
     timers.timing.schedule(at: due, on: context) { [weak self] in self?.timingTimerFired() }
   }

@@ -23,7 +23,7 @@ extension PulseOutput {
     let facility = event.rawValue & PA_SUBSCRIPTION_EVENT_FACILITY_MASK.rawValue
     let kind = event.rawValue & PA_SUBSCRIPTION_EVENT_TYPE_MASK.rawValue
     guard facility == PA_SUBSCRIPTION_EVENT_SINK_INPUT.rawValue, kind == PA_SUBSCRIPTION_EVENT_CHANGE.rawValue,
-      let context, let stream = session?.stream, pa_stream_get_state(stream) == PA_STREAM_READY,
+      let context = connection.context, let stream = session?.stream, pa_stream_get_state(stream) == PA_STREAM_READY,
       pa_stream_get_index(stream) == index
     else { return }
     let query = pa_context_get_sink_input_info(
@@ -64,7 +64,7 @@ extension PulseOutput {
   public func setMute(_ muted: Bool) -> Future<Bool, PlayerError> {
     let (future, resolver) = Future<Bool, PlayerError>.pending()
     locked {
-      guard context != nil, connection.isReady, let stream = session?.stream,
+      guard connection.context != nil, connection.isReady, let stream = session?.stream,
         pa_stream_get_state(stream) == PA_STREAM_READY
       else {
         volume.set(muted: muted)
@@ -84,7 +84,9 @@ extension PulseOutput {
 
   /// Sets the stream's mute flag at the server (lock held); `done` gets the server's answer.
   func applyMuteLocked(_ muted: Bool, to stream: OpaquePointer, _ done: @escaping (Result<Void, PlayerError>) -> Void) {
-    guard let context else { return done(.failure(.outputLost(detail: "\(serverName): not connected"))) }
+    guard let context = connection.context else {
+      return done(.failure(.outputLost(detail: "\(serverName): not connected")))
+    }
     let index = pa_stream_get_index(stream)
     issueLocked(
       "mute",
@@ -112,7 +114,9 @@ extension PulseOutput {
     _ level: Int, to stream: OpaquePointer, explicit: Bool = false,
     _ done: @escaping (Result<Void, PlayerError>) -> Void
   ) {
-    guard let context else { return done(.failure(.outputLost(detail: "\(serverName): not connected"))) }
+    guard let context = connection.context else {
+      return done(.failure(.outputLost(detail: "\(serverName): not connected")))
+    }
     var levels = pa_cvolume()
     pa_cvolume_set(&levels, UInt32(max(1, session?.ring.channels ?? 2)), Self.paVolume(level))
     let index = pa_stream_get_index(stream)
@@ -133,7 +137,7 @@ extension PulseOutput {
   /// saved one. `done` runs once the stream's volume is known, or could not be read.
   func settleNewStreamVolumeLocked(_ stream: OpaquePointer, _ done: @escaping () -> Void) {
     volume.streamReady(at: Self.now())
-    guard let context else { return done() }
+    guard let context = connection.context else { return done() }
     let index = pa_stream_get_index(stream)
     final class Reading { var volume: pa_volume_t? }
     let reading = Reading()

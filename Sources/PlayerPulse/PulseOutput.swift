@@ -81,8 +81,7 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
   let decoding = DecodeQueue()
 
   // Guarded by the mainloop lock; the methods that touch them say so with a `Locked` suffix.
-  var context: OpaquePointer?
-  /// Whether the context is ready, and who waits for it (see ``ConnectionState``).
+  /// The context, whether it is ready, and who waits for it (see ``ConnectionState``).
   var connection = ConnectionState()
   /// The stream's buffer at the server and the timing schedule (see ``BufferPolicy``).
   var buffer: BufferPolicy
@@ -135,7 +134,7 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
     loop = ThreadedMainloop(adopting: connection.mainloop)
     timers = MainloopTimers(mainloop: loop.pointer)
     locked {
-      context = connection.context
+      self.connection.made(connection.context)
       watchContextLocked(connection.context)
       // Whatever state it reached before it was watched (ready, or failed) is taken up now.
       contextStateChangedLocked()
@@ -156,7 +155,7 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
   /// handing it over to a thread of its own would only take a CPU from the start-up.
   public func connectEarly() {
     locked {
-      guard context == nil else { return }
+      guard self.connection.context == nil else { return }
       whenConnectedLocked { _ in }
     }
   }
@@ -211,7 +210,7 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
     let level = min(max(percent, 0), 100)
     let (future, resolver) = Future<Int, PlayerError>.pending()
     locked {
-      guard context != nil, connection.isReady, let stream = session?.stream,
+      guard connection.context != nil, connection.isReady, let stream = session?.stream,
         pa_stream_get_state(stream) == PA_STREAM_READY
       else {
         // No stream: the level is applied when the next stream is created, with that stream's acknowledgement.
