@@ -41,7 +41,14 @@ public struct ReplayGainTags: Equatable, Sendable {
       guard size <= EmbeddedPicture.largest, let tag = try? MP4File.read(fd, at: 0, count: 10 + size) else {
         return ReplayGainTags()
       }
-      return fromComments(id3Comments(tag))
+      let tags = fromComments(id3Comments(tag))
+      // A FLAC file some taggers put an ID3 tag in front of keeps its gains in its own comments, after it
+      // (and after the tag's footer, when its flag says there is one).
+      let end = Int64(10 + size + (head[5] & 0x10 != 0 ? 10 : 0))
+      guard tags == ReplayGainTags(), let magic = try? MP4File.read(fd, at: end, count: 4),
+        magic.elementsEqual("fLaC".utf8)
+      else { return tags }
+      return fromComments(flacComments(fd, at: end))
     }
     if head[4..<8].elementsEqual("ftyp".utf8), let file = try? MP4File(descriptor: fd, size: Int64(st.st_size)) {
       return fromComments(mp4Comments(moov: file.moov))
@@ -90,8 +97,8 @@ public struct ReplayGainTags: Equatable, Sendable {
   // MARK: - Where the comments are
 
   /// The `VORBIS_COMMENT` block (type 4) among the metadata blocks after `fLaC`.
-  static func flacComments(_ fd: Int32) -> [(name: String, value: String)] {
-    var offset: Int64 = 4
+  static func flacComments(_ fd: Int32, at start: Int64 = 0) -> [(name: String, value: String)] {
+    var offset = start + 4
     for _ in 0..<128 {
       guard let header = try? MP4File.read(fd, at: offset, count: 4), header.count == 4 else { break }
       let length = Int(header[1]) << 16 | Int(header[2]) << 8 | Int(header[3])

@@ -1,3 +1,4 @@
+import Foundation
 import Glibc
 import PlayerCore
 import Testing
@@ -121,6 +122,12 @@ struct ReplayGainFileTests {
         "/usr/bin/metaflac", "--set-tag=REPLAYGAIN_TRACK_GAIN=-6.50 dB", "--set-tag=REPLAYGAIN_TRACK_PEAK=0.750000",
         "--set-tag=REPLAYGAIN_ALBUM_GAIN=-7.25 dB", path,
       ]) == 0)
+    #expect(ReplayGainTags.read(atPath: path) == ReplayGainTags(trackGain: -6.5, albumGain: -7.25, trackPeak: 0.75))
+    // Some taggers put an ID3 tag (here a title only) in front of a FLAC file: its own comments still count.
+    let title = Array("TIT2".utf8) + [0, 0, 0, 6, 0, 0, 3] + Array("Title".utf8)
+    let id3 = Array("ID3".utf8) + [4, 0, 0, 0, 0, 0, UInt8(title.count)] + title
+    let flac = [UInt8](FileManager.default.contents(atPath: path) ?? Data())
+    #expect(FileManager.default.createFile(atPath: path, contents: Data(id3 + flac)))
     #expect(ReplayGainTags.read(atPath: path) == ReplayGainTags(trackGain: -6.5, albumGain: -7.25, trackPeak: 0.75))
     _ = Self.run(["/bin/rm", "-rf", folder])
   }
