@@ -7,30 +7,30 @@
 /// fields directly takes a few microseconds. The `Codable` conformances stay the definition of the format:
 /// a property test requires every line written here to be byte for byte what `JSONEncoder` writes from them
 /// with sorted keys (JSONWriterTests), so the callers write their keys in sorted order.
-struct JSONWriter {
+package struct JSONWriter {
   /// The UTF-8 written so far.
-  private(set) var bytes: [UInt8] = []
+  package private(set) var bytes: [UInt8] = []
   /// No member has been written yet in the innermost open object or array.
   private var first = true
 
-  init() {
+  package init() {
     bytes.reserveCapacity(512)
   }
 
   /// The text written so far.
-  var text: String { String(decoding: bytes, as: UTF8.self) }
+  package var text: String { String(decoding: bytes, as: UTF8.self) }
 
   private mutating func append(_ ascii: StaticString) {
     ascii.withUTF8Buffer { bytes.append(contentsOf: $0) }
   }
 
   /// Ends the line.
-  mutating func newline() {
+  package mutating func newline() {
     append("\n")
   }
 
   /// Writes an object whose members `body` writes.
-  mutating func object(_ body: (inout JSONWriter) throws -> Void) rethrows {
+  package mutating func object(_ body: (inout JSONWriter) throws -> Void) rethrows {
     append("{")
     let outer = first
     first = true
@@ -40,7 +40,7 @@ struct JSONWriter {
   }
 
   /// Writes `"key":` (after a comma unless it is the first member).
-  mutating func key(_ key: StaticString) {
+  package mutating func key(_ key: StaticString) {
     if !first { append(",") }
     first = false
     append("\"")
@@ -48,12 +48,12 @@ struct JSONWriter {
     append("\":")
   }
 
-  mutating func field(_ key: StaticString, _ value: String) {
+  package mutating func field(_ key: StaticString, _ value: String) {
     self.key(key)
     string(value)
   }
 
-  mutating func field(_ key: StaticString, _ value: some BinaryInteger) {
+  package mutating func field(_ key: StaticString, _ value: some BinaryInteger) {
     self.key(key)
     if value < 0 { append("-") }
     digits(of: UInt64(value.magnitude))
@@ -76,28 +76,28 @@ struct JSONWriter {
     }
   }
 
-  mutating func field(_ key: StaticString, _ value: Double) throws {
+  package mutating func field(_ key: StaticString, _ value: Double) throws {
     self.key(key)
     try number(value)
   }
 
-  mutating func field(_ key: StaticString, _ value: Bool) {
+  package mutating func field(_ key: StaticString, _ value: Bool) {
     self.key(key)
     append(value ? "true" : "false")
   }
 
-  mutating func nullField(_ key: StaticString) {
+  package mutating func nullField(_ key: StaticString) {
     self.key(key)
     append("null")
   }
 
-  mutating func field(_ key: StaticString, object body: (inout JSONWriter) throws -> Void) rethrows {
+  package mutating func field(_ key: StaticString, object body: (inout JSONWriter) throws -> Void) rethrows {
     self.key(key)
     try object(body)
   }
 
   /// Writes `"key": [...]`; `afterEach` runs after each element (to hand on what is written so far).
-  mutating func field(
+  package mutating func field(
     _ key: StaticString, strings: some Collection<String>, afterEach: (inout JSONWriter) -> Void = { _ in }
   ) {
     self.key(key)
@@ -113,14 +113,14 @@ struct JSONWriter {
   }
 
   /// The bytes written so far, leaving the writer empty in the same place in the text.
-  mutating func take() -> [UInt8] {
+  package mutating func take() -> [UInt8] {
     defer { bytes.removeAll(keepingCapacity: true) }
     return bytes
   }
 
   /// A quoted string with what JSON requires escaped (quote, backslash, control characters) and nothing
   /// else: slashes and non-ASCII characters are written as they are, as `.withoutEscapingSlashes` does.
-  mutating func string(_ value: String) {
+  package mutating func string(_ value: String) {
     append("\"")
     // Most strings need no escape at all: then they are copied in one go.
     guard value.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) else {
@@ -152,7 +152,7 @@ struct JSONWriter {
 
   /// A finite number as JSONEncoder writes it: integral values without a fraction (`3`, not `3.0`).
   /// Throws for NaN and the infinities, which JSON cannot express.
-  mutating func number(_ value: Double) throws {
+  package mutating func number(_ value: Double) throws {
     guard value.isFinite else { throw JSONWriterError.notFinite(value) }
     let description = value.description
     bytes.append(contentsOf: description.hasSuffix(".0") ? description.utf8.dropLast(2) : description.utf8[...])

@@ -43,15 +43,16 @@ struct SessionFile: Sendable {
 
   /// Writes `session` in place of the file, atomically; returns why it could not, or nil.
   func write(_ session: SavedSession) -> String? {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.sortedKeys]
-    guard let data = try? encoder.encode(session) else { return "\(path): the session could not be encoded" }
+    guard session.position.isFinite else { return "\(path): the session could not be encoded" }
     let folder = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
     guard Self.makeFolder(folder) else { return "\(folder): \(String(cString: strerror(errno)))" }
     let temporary = path + ".tmp-\(getpid())"
     let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
     guard descriptor >= 0 else { return "\(temporary): \(String(cString: strerror(errno)))" }
-    let written = data.withUnsafeBytes { Self.writeAll(descriptor, $0) }
+    var written = true
+    session.writeJSON { piece in
+      written = written && piece.withUnsafeBytes { Self.writeAll(descriptor, $0) }
+    }
     // The data reaches the disk before the name does: a crash after the rename finds the whole new file.
     let synced = written && fsync(descriptor) == 0
     close(descriptor)

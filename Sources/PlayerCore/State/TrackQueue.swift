@@ -86,3 +86,17 @@ extension TrackQueue: CustomStringConvertible {
   /// The paths as an array prints them.
   public var description: String { Array(self).description }
 }
+
+/// A queue is written and read as the JSON array of its paths (a saved session's `queue`).
+extension TrackQueue: Codable {
+  /// Reads the array of paths.
+  public init(from decoder: any Decoder) throws {
+    self.init(try [String](from: decoder))
+  }
+
+  /// Writes the array of paths.
+  public func encode(to encoder: any Encoder) throws {
+    var container = encoder.unkeyedContainer()
+    for path in self { try container.encode(path) }
+  }
+}
