@@ -33,7 +33,7 @@ extension PulseOutput {
     advanceIfBoundaryPlayedLocked()
     if ring.drained {
       // Not before an `open` took the stream: a stream prepared to play has nobody to tell of its end yet.
-      if let session = self.session, session.running, session.draining == nil, firstOpen.hasCome {
+      if let session = self.session, session.running, session.draining == nil, lineage.firstOpenCame {
         shrinkBufferLocked()
         drainNearTheEndLocked(stream)
       }
@@ -56,7 +56,8 @@ extension PulseOutput {
     let ring = session?.ring
     timers.drain.schedule(at: pa_rtclock_now() + (end - usec - lead), on: context) { [weak self] in
       // Still the same track's end, still playing: a cork, seek or next track since then decides anew.
-      guard let self, let session, session.running, session.draining == nil, firstOpen.hasCome, session.ring === ring,
+      guard let self, let session, session.running, session.draining == nil, lineage.firstOpenCame,
+        session.ring === ring,
         session.ring.drained
       else { return }
       startDrainLocked()
@@ -79,7 +80,7 @@ extension PulseOutput {
         let failure = session.readFailure
         let end = failure == nil ? info.duration : Double(session.ring.frame) / Double(info.sampleRate)
         let confirmation = OutputConfirmation(
-          position: end, time: Self.now(), running: false, streamNumber: streamNumber)
+          position: end, time: Self.now(), running: false, streamNumber: lineage.current)
         clock.ended(at: end)
         let event: OutputEvent = failure.map { .trackFailed($0, confirmation) } ?? .trackFinished(confirmation)
         announceLocked(event)

@@ -19,8 +19,8 @@ extension PulseOutput {
       let (next, boundary) = session.gapless.advance(
         at: usec, anchorStreamTime: clock.anchorStreamTime, sampleRate: sampleRate)
     else { return }
-    let previous = streamNumber
-    streamNumber += 1
+    let previous = lineage.current
+    _ = lineage.begin()
     session.decoder = next
     let info = next.info
     session.gapless.began(by: GaplessAdvance(from: previous, track: info))
@@ -37,7 +37,7 @@ extension PulseOutput {
     }
     pa_proplist_free(props)
     let confirmation = OutputConfirmation(
-      position: clock.position, time: Self.now(), running: session.running, streamNumber: streamNumber,
+      position: clock.position, time: Self.now(), running: session.running, streamNumber: lineage.current,
       advance: session.gapless.lastAdvance)
     announceLocked(.trackAdvanced(from: previous, confirmation, track: info))
   }
@@ -50,11 +50,11 @@ extension PulseOutput {
     guard let session, session.running, let context = connection.context, let now = streamClockLocked(),
       let wait = session.gapless.wait(from: now, anchorStreamTime: clock.anchorStreamTime, sampleRate: sampleRate)
     else { return }
-    let expected = streamNumber
+    let expected = lineage.current
     timers.boundary.schedule(at: pa_rtclock_now() + pa_usec_t(wait * 1e6) + 2_000, on: context) { [weak self] in
-      guard let self, streamNumber == expected else { return }
+      guard let self, lineage.current == expected else { return }
       advanceIfBoundaryPlayedLocked()
-      if streamNumber == expected { scheduleBoundaryCheckLocked() }
+      if lineage.current == expected { scheduleBoundaryCheckLocked() }
     }
   }
 }

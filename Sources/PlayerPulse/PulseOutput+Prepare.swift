@@ -30,10 +30,8 @@ extension PulseOutput {
     Void, PlayerError
   > {
     let made = locked { () -> PreparedStream? in
-      guard case .awaited(prepared: .none) = firstOpen else { return nil }
       let entry = PreparedStream(decoder: decoder, playing: cleared != nil)
-      firstOpen = .awaited(prepared: entry)
-      return entry
+      return lineage.prepare(entry) ? entry : nil
     }
     guard let entry = made else { return .cancelled() }
     cleared?.whenComplete { [self] outcome in
@@ -63,7 +61,7 @@ extension PulseOutput {
             }
           }
         }
-        entry.stream = streamNumber
+        entry.stream = lineage.current
       }
     }
     return entry.ready
@@ -81,7 +79,7 @@ extension PulseOutput {
 
   /// Uncorks a stream prepared to play (lock held); its `ready` future settles with the acknowledgement.
   func uncorkPreparedLocked(_ entry: PreparedStream) {
-    guard let stream = session?.stream, streamNumber == entry.stream, !entry.dropped else {
+    guard let stream = session?.stream, lineage.current == entry.stream, !entry.dropped else {
       return handOff { entry.resolver.settle(with: .cancelled) }
     }
     // Let go meanwhile (an `open` of something else replaced it): nobody is told of a failure of the stream.
@@ -104,17 +102,6 @@ extension PulseOutput {
       }, failure: failed)
   }
 
-  /// Takes the stream ``prepare(_:playingWhen:)`` made when the first `open` asks for exactly it (lock held):
-  /// returns it, or marks it dropped and returns nil.
-  func takePreparedLocked(for decoder: any AudioDecoder, at seconds: Double, volume: Int?) -> PreparedStream? {
-    guard case .awaited(let prepared) = firstOpen else { return nil }
-    firstOpen = .came
-    guard let entry = prepared else { return nil }
-    if entry.decoder === decoder, seconds == 0, volume == nil { return entry }
-    entry.dropped = true
-    return nil
-  }
-
   /// Opens with the prepared stream `entry`: waits for it and its first audio, and confirms it as it is, which
   /// may be running.
   func openPrepared(_ entry: PreparedStream) -> Future<OutputConfirmation, PlayerError> {
@@ -132,20 +119,6 @@ extension PulseOutput {
         return confirmation
       }
     }
-  }
-}
-
-/// Before the first `open`, a stream may be prepared for it; from that `open` on the controller decides about
-/// streams, and nothing is prepared.
-enum FirstOpen {
-  /// No `open` yet; the stream ``PulseOutput/prepare(_:playingWhen:)`` is making for it, if any.
-  case awaited(prepared: PreparedStream?)
-  /// The first `open` came.
-  case came
-
-  /// Whether the first `open` came: a stream's end is acted on only then (nobody would hear of it before).
-  var hasCome: Bool {
-    if case .came = self { true } else { false }
   }
 }
 

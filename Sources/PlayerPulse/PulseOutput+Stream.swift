@@ -47,7 +47,7 @@ extension PulseOutput {
     }
     pa_proplist_free(props)
     session = StreamSession(stream: s, ring: ring, sampleFormat: format, decoder: decoder)
-    streamNumber += 1
+    _ = lineage.begin()
     self.volume.streamCreated(volume: volume)
     let frame = Int64((seconds * Double(info.sampleRate)).rounded())
     clock.streamCreated(

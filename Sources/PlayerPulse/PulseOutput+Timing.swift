@@ -99,7 +99,7 @@ extension PulseOutput {
     let position = positionLocked()
     let now = Self.now()
     return OutputConfirmation(
-      position: position, time: now, running: session?.running ?? false, streamNumber: streamNumber,
+      position: position, time: now, running: session?.running ?? false, streamNumber: lineage.current,
       advance: session?.gapless.lastAdvance,
       movesAt: movesAtLocked(position: position, now: now))
   }

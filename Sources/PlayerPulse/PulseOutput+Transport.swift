@@ -159,7 +159,7 @@ extension PulseOutput {
     guard failure == nil ? resume : wasRunning else {
       if let failure { return handOff { resolver.reject(failure) } }
       let confirmation = OutputConfirmation(
-        position: clock.anchorSeconds, time: Self.now(), running: false, streamNumber: streamNumber)
+        position: clock.anchorSeconds, time: Self.now(), running: false, streamNumber: lineage.current)
       return handOff { self.resolve(resolver, confirmation) }
     }
     handOff {

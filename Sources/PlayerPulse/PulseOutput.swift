@@ -95,11 +95,8 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
   var clock = StreamClock()
   /// The stream's volume and mute flag, and the restore watch (see ``StreamVolume``).
   var volume = StreamVolume()
-  /// Counts streams, so that events about a replaced stream can be told apart. A gapless track change counts
-  /// as a new stream too: confirmations after it are about the next track.
-  var streamNumber: UInt64 = 0
-  /// Whether the first `open` came, and the stream prepared for it until then (see ``FirstOpen``).
-  var firstOpen = FirstOpen.awaited(prepared: nil)
+  /// The current stream's number, and the stream prepared for the first `open` (see ``StreamLineage``).
+  var lineage = StreamLineage()
 
   /// Creates an output; it connects on the first `open` or `prepare` (or at ``connectEarly()``).
   public init(configuration: Configuration = Configuration()) {
@@ -180,7 +177,7 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
   public func open(_ decoder: any AudioDecoder, at seconds: Double, volume: Int?) -> Future<
     OutputConfirmation, PlayerError
   > {
-    let adopted = locked { takePreparedLocked(for: decoder, at: seconds, volume: volume) }
+    let adopted = locked { lineage.takePrepared(for: decoder, at: seconds, volume: volume) }
     guard let adopted else { return openAnew(decoder, at: seconds, volume: volume) }
     return openPrepared(adopted)
   }
@@ -194,7 +191,7 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
         createStreamLocked(for: decoder, at: seconds, volume: volume) { result in
           self.handOff { resolver.settle(with: Outcome(result)) }
         }
-        return streamNumber
+        return lineage.current
       }
       return future.flatMap { [self] _ in prefill() }.map { [self] _ in
         // Where the ring really starts: the prefilled audio was decoded from there.
@@ -237,7 +234,7 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
   public func prepareNext(_ decoder: any AudioDecoder, following stream: UInt64) -> Future<Bool, PlayerError> {
     let next = decoder.info
     let accepted = locked { () -> Bool in
-      guard var session, streamNumber == stream, !session.gapless.feedingUpcoming else { return false }
+      guard var session, lineage.current == stream, !session.gapless.feedingUpcoming else { return false }
       let current = session.decoder
       guard current.info.sampleRate == next.sampleRate, current.info.channels == next.channels,
         current.nativeSampleFormat == decoder.nativeSampleFormat

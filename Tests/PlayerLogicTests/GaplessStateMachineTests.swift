@@ -12,7 +12,7 @@ import Testing
     var machine = PlayerStateMachine()
     let open = OutputStep.open(queue: TrackQueue(queue), index: 0, seconds: 0, then: .playing)
     let confirmation = OutputConfirmation(position: 0, time: 1_000, running: true, streamNumber: 7)
-    _ = machine.confirm(open, .confirmed(confirmation, track: track(queue[0])))
+    _ = machine.answer(open, .success(.confirmed(confirmation, track: track(queue[0])))).published
     return machine
   }
 
@@ -57,7 +57,7 @@ import Testing
     var machine = playing(["a.flac", "b.flac"])
     // The pause reached the server just after the boundary: its confirmation already counts from b's start.
     let paused = OutputConfirmation(position: 0.2, time: 6_000, running: false, streamNumber: 8)
-    _ = machine.confirm(.pause, .confirmed(paused, track: nil))
+    _ = machine.answer(.pause, .success(.confirmed(paused, track: nil))).published
     let advanced = OutputConfirmation(position: 0.15, time: 5_500, running: true, streamNumber: 8)
     guard case .publish(let state) = machine.handle(.trackAdvanced(from: 7, advanced, track: track("b.flac")))
     else {

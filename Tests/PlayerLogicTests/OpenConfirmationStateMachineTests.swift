@@ -10,7 +10,7 @@ import Testing
     var machine = PlayerStateMachine()
     let step = OutputStep.open(queue: ["a.flac"], index: 0, seconds: 0, then: then)
     let confirmation = OutputConfirmation(position: running ? 0.012 : 0, time: 2_000, running: running, streamNumber: 1)
-    let published = machine.confirm(step, .confirmed(confirmation, track: track))
+    let published = machine.answer(step, .success(.confirmed(confirmation, track: track))).published
     return (machine, published)
   }
 

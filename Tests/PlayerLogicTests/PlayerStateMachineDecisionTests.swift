@@ -27,23 +27,23 @@ import Testing
     ("repeat one", .repeatMode(.one)), ("shuffle on", .shuffle(true)),
   ]
 
-  private static func invalid(_ command: String, _ status: PlaybackStatus) -> PlayerStateMachine.Decision {
+  private static func invalid(_ command: String, _ status: PlaybackStatus) -> PlayerStateMachine.CommandAction {
     .reject(.invalidState(command: command, state: status.name))
   }
 
   private static func open(_ index: Int, at seconds: Double = 0, then: OutputStep.StatusAfterOpen)
-    -> PlayerStateMachine.Decision
+    -> PlayerStateMachine.CommandAction
   {
     .perform(.open(queue: queue, index: index, seconds: seconds, then: then))
   }
 
-  private static let loadX = PlayerStateMachine.Decision.perform(
+  private static let loadX = PlayerStateMachine.CommandAction.perform(
     .open(queue: ["x.flac"], index: 0, seconds: 0, then: .stopped))
 
   /// The expected decisions of one status; the commands whose decision is a completed state change
   /// (`enqueue` with a track open, `repeat`, `shuffle`) are checked by the field they change.
-  private static func expected(_ status: PlaybackStatus) -> [String: PlayerStateMachine.Decision] {
-    let volume = PlayerStateMachine.Decision.perform(.volume(60))
+  private static func expected(_ status: PlaybackStatus) -> [String: PlayerStateMachine.CommandAction] {
+    let volume = PlayerStateMachine.CommandAction.perform(.volume(60))
     switch status {
     case .idle:
       return [
@@ -122,35 +122,9 @@ import Testing
     #expect(OutputStep.seekBy(-5, duration: 10).seekTarget(from: 2) == 0)
     #expect(OutputStep.seek(3).seekTarget(from: 2) == nil)
   }
-
-  @Test func anUnopenableTrackIsSkippedToTheNextUntilEveryTrackFailedOnce() {
-    var machine = Self.machine(.playing)
-    let step = OutputStep.open(queue: Self.queue, index: 1, seconds: 0, then: .playing)
-    #expect(machine.skip(unopenable: step, failures: 0) == .perform(Self.open(2, then: .playing).step))
-    // The last of the queue: nothing follows with repeat off, and the queue ends.
-    let last = OutputStep.open(queue: Self.queue, index: 2, seconds: 0, then: .playing)
-    guard case .ended(let ended?) = machine.skip(unopenable: last, failures: 0) else {
-      Issue.record("the queue did not end")
-      return
-    }
-    #expect(ended.status == .ended)
-  }
-
-  @Test func aRepeatedQueueOfFilesThatAllFailEndsAfterOneRound() {
-    var state = Self.machine(.playing).state
-    state.repeatMode = .all
-    var machine = PlayerStateMachine(state: state, shuffleSeed: 1)
-    let step = OutputStep.open(queue: Self.queue, index: 1, seconds: 0, then: .playing)
-    #expect(machine.skip(unopenable: step, failures: 1) == .perform(Self.open(2, then: .playing).step))
-    guard case .ended = machine.skip(unopenable: step, failures: 2) else {
-      Issue.record("a third failure in a queue of three must end it")
-      return
-    }
-    #expect(machine.skip(unopenable: .start, failures: 0) == nil)
-  }
 }
 
-extension PlayerStateMachine.Decision {
+extension PlayerStateMachine.CommandAction {
   /// The step of a `.perform` decision.
   fileprivate var step: OutputStep {
     guard case .perform(let step) = self else { preconditionFailure("not a step: \(self)") }

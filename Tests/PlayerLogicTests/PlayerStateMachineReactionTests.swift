@@ -89,7 +89,7 @@ import Testing
   func everyConfirmationInThisStatus(status: PlaybackStatus) throws {
     for (label, step, result, want) in Self.confirmations(from: status) {
       var machine = Self.machine(status)
-      let published = machine.confirm(step, result)
+      let published = machine.answer(step, .success(result)).published
       #expect(published.map(Outcome.init) == want, "\(status.name), \(label)")
       #expect(published?.revision == 1, "\(status.name), \(label): one change, one revision")
       #expect(machine.state == published, "\(status.name), \(label)")
@@ -100,7 +100,9 @@ import Testing
   func aSeekConfirmationMovesThePositionAndKeepsTheStatus(status: PlaybackStatus) {
     for step in [OutputStep.seek(7), .seekBy(3, duration: 10)] {
       var machine = Self.machine(status)
-      let published = machine.confirm(step, .confirmed(Self.confirmation(7, running: status == .playing), track: nil))
+      let published = machine.answer(
+        step, .success(.confirmed(Self.confirmation(7, running: status == .playing), track: nil))
+      ).published
       #expect(published?.status == status && published?.position.seconds == 7, "\(status.name), \(step)")
     }
   }
@@ -112,7 +114,7 @@ import Testing
     var machine = Self.machine(.paused)
     var advanced = Self.confirmation(0.2, running: step != .pause, stream: 8)
     advanced.advance = GaplessAdvance(from: 7, track: Self.next)
-    let published = machine.confirm(step, .confirmed(advanced, track: nil))
+    let published = machine.answer(step, .success(.confirmed(advanced, track: nil))).published
     #expect(published?.index == 2, "\(step)")
     #expect(published?.track == Self.next)
     #expect(published?.position.seconds == 0.2)
@@ -120,13 +122,15 @@ import Testing
     // An advance from another stream than the state's says nothing about this one.
     var other = Self.machine(.paused)
     advanced.advance = GaplessAdvance(from: 6, track: Self.next)
-    #expect(other.confirm(step, .confirmed(advanced, track: nil))?.index == 1)
+    #expect(other.answer(step, .success(.confirmed(advanced, track: nil))).published?.index == 1)
   }
 
   @Test func anAnswerThatDoesNotBelongToTheStepChangesNothing() {
     var machine = Self.machine(.playing)
-    #expect(machine.confirm(.volume(60), .confirmed(Self.confirmation(1, running: true), track: nil)) == nil)
-    #expect(machine.confirm(.pause, .volume(60)) == nil)
+    #expect(
+      machine.answer(.volume(60), .success(.confirmed(Self.confirmation(1, running: true), track: nil))).published
+        == nil)
+    #expect(machine.answer(.pause, .success(.volume(60))).published == nil)
     #expect(machine.state == Self.machine(.playing).state)
   }
 
@@ -135,7 +139,7 @@ import Testing
     _ = machine.handle(.volumeChanged(30))
     #expect(!machine.volumeIsExplicit, "a volume the server chose is not the user's")
     #expect(machine.volumeForNewStream == nil, "the next stream takes the server's volume")
-    _ = machine.confirm(.volume(60), .volume(60))
+    _ = machine.answer(.volume(60), .success(.volume(60))).published
     #expect(machine.volumeIsExplicit)
     #expect(machine.volumeForNewStream == 60)
   }
@@ -260,38 +264,78 @@ import Testing
     ]
     for step in steps {
       var machine = Self.machine(status)
-      #expect(machine.fail(step, timeout) == .reconcileThenFail(timeout), "\(status.name), \(step)")
-      #expect(machine.fail(step, Self.failure) == .fail(Self.failure), "\(status.name), \(step)")
-      #expect(machine.fail(step, missing) == .fail(missing), "a caller's command reports a missing file")
+      #expect(machine.answer(step, .failure(timeout)) == .reconcileThenFail(timeout), "\(status.name), \(step)")
+      #expect(machine.answer(step, .failure(Self.failure)) == .fail(Self.failure), "\(status.name), \(step)")
+      #expect(machine.answer(step, .failure(missing)) == .fail(missing), "a caller's command reports a missing file")
       #expect(machine.state == Self.machine(status).state, "\(status.name), \(step): deciding changes nothing")
     }
   }
 
-  @Test func movingOnByItselfAnUnopenableTrackIsSkipped() {
-    var machine = Self.machine(.playing)
-    let missing = PlayerError.fileNotFound(path: "b.flac")
-    let open = OutputStep.open(queue: Self.queue, index: 1, seconds: 0, then: .playing)
-    #expect(
-      machine.fail(open, missing, movingOn: 0)
-        == .skip(missing, .perform(.open(queue: Self.queue, index: 2, seconds: 0, then: .playing))))
-    #expect(machine.fail(open, Self.failure, movingOn: 0) == .fail(Self.failure), "only file errors are skipped")
+  /// Moving on by itself from track `from` (the previous one finished), the player meets tracks that cannot be
+  /// opened: the machine skips each to the next by the queue modes, until none follows or every track of the
+  /// queue failed once. Rows: repeat mode, the track that finished, and the tracks tried before the queue ends.
+  @Test(arguments: [(RepeatMode.off, 0, [1, 2]), (.off, 1, [2]), (.all, 1, [2, 0, 1]), (.one, 0, [0, 1, 2])])
+  func movingOnByItselfUnopenableTracksAreSkipped(repeatMode: RepeatMode, from: Int, tried: [Int]) throws {
+    var state = Self.machine(.playing).state
+    (state.repeatMode, state.index) = (repeatMode, from)
+    var machine = PlayerStateMachine(state: state, shuffleSeed: 1)
+    machine.streamNumber = 7
+    func open(_ index: Int) -> OutputStep { .open(queue: Self.queue, index: index, seconds: 0, then: .playing) }
+    func missing(_ index: Int) -> PlayerError { .fileNotFound(path: Self.queue[index]) }
+    #expect(machine.handle(.trackFinished(Self.confirmation(10, running: false))) == .perform(open(tried[0])))
+    for (place, index) in tried.enumerated().dropLast() {
+      #expect(
+        machine.answer(open(index), .failure(missing(index))) == .skip(missing(index), next: open(tried[place + 1])))
+    }
+    let last = try #require(tried.last)
+    guard case .skipToEnd(let error, let ended?) = machine.answer(open(last), .failure(missing(last))) else {
+      Issue.record("\(repeatMode), from \(from): the queue did not end after \(tried)")
+      return
+    }
+    #expect(error == missing(last))
+    #expect(ended.status == .ended && ended.position.seconds == 10 && ended.index == from)
+  }
+
+  @Test func onlyAFileErrorMovingOnIsSkippedAndOnlyUntilAStepSucceeds() {
+    let open = OutputStep.open(queue: Self.queue, index: 2, seconds: 0, then: .playing)
+    let missing = PlayerError.fileNotFound(path: "c.flac")
     let timeout = PlayerError.timeout(command: "next", seconds: 2)
-    #expect(machine.fail(open, timeout, movingOn: 0) == .reconcileThenFail(timeout))
+    let finished = OutputEvent.trackFinished(Self.confirmation(10, running: false))
+    var machine = Self.machine(.playing)
+    #expect(machine.handle(finished) == .perform(open))
+    #expect(machine.answer(open, .failure(Self.failure)) == .fail(Self.failure), "only file errors are skipped")
+    machine = Self.machine(.playing)
+    _ = machine.handle(finished)
+    #expect(machine.answer(open, .failure(timeout)) == .reconcileThenFail(timeout))
+    machine = Self.machine(.playing)
+    _ = machine.handle(finished)
+    guard
+      case .complete(let opened?) = machine.answer(
+        open, .success(.confirmed(Self.confirmation(0, running: true, stream: 8), track: Self.next)))
+    else {
+      Issue.record("the next track's confirmation was not published")
+      return
+    }
+    #expect(opened.index == 2)
+    #expect(machine.answer(open, .failure(missing)) == .fail(missing), "a caller's step after the move fails")
   }
 
   @Test(arguments: [PlaybackStatus.stopped, .playing, .paused])
   func reconcilingSaysWhatTheOutputReallyDoes(status: PlaybackStatus) {
     var machine = Self.machine(status)
-    let corked = machine.reconcile(Self.confirmation(4.5, running: false))
+    let corked = machine.answer(.status, .success(.confirmed(Self.confirmation(4.5, running: false), track: nil)))
+      .published
     #expect(corked?.status == (status == .playing ? .paused : status) && corked?.position.seconds == 4.5)
-    let running = machine.reconcile(Self.confirmation(4.6, running: true))
+    let running = machine.answer(.status, .success(.confirmed(Self.confirmation(4.6, running: true), track: nil)))
+      .published
     #expect(running?.status == .playing && running?.position.rate == 1)
   }
 
   @Test(arguments: [PlaybackStatus.idle, .ended, .failed(failure)])
   func withNoTrackOpenThereIsNothingToReconcile(status: PlaybackStatus) {
     var machine = Self.machine(status)
-    #expect(machine.reconcile(Self.confirmation(4.5, running: true)) == nil)
+    #expect(
+      machine.answer(.status, .success(.confirmed(Self.confirmation(4.5, running: true), track: nil))).published == nil)
   }
 
   @Test func anOpenToPlayIsStartedUnlessTheOutputHandedItOverPlaying() {
@@ -313,9 +357,11 @@ import Testing
     #expect(machine.takeOffer() == .init(path: "c.flac", index: 2, following: 7))
     #expect(!machine.offerIsDue && machine.takeOffer() == nil, "offered once")
     // A new stream (a seek that reopened, a reconnection) needs the offer again.
-    _ = machine.confirm(
-      .open(queue: Self.queue, index: 1, seconds: 4, then: .playing),
-      .confirmed(Self.confirmation(4, running: true, stream: 9), track: Self.track))
+    _ =
+      machine.answer(
+        .open(queue: Self.queue, index: 1, seconds: 4, then: .playing),
+        .success(.confirmed(Self.confirmation(4, running: true, stream: 9), track: Self.track))
+      ).published
     #expect(machine.takeOffer() == .init(path: "c.flac", index: 2, following: 9))
     // Repeating the track names another upcoming track: offered again.
     guard case .complete(let repeating?) = machine.decide(.repeatMode(.one)) else {

@@ -62,6 +62,6 @@ import Testing
     let state = PlayerState(
       status: status, track: status == .idle ? nil : Self.track, position: .zero, volume: 100,
       queue: status == .idle ? [] : Self.queue, index: status == .idle ? nil : 1)
-    #expect(PlayerStateMachine(state: state, shuffleSeed: 1).refreshAsksOutput == asks)
+    #expect(PlayerStateMachine(state: state, shuffleSeed: 1).refresh() == (asks ? .perform(.status) : .complete(nil)))
   }
 }

@@ -17,6 +17,9 @@ public enum OutputStep: Equatable, Hashable, Sendable {
   case volume(Int)
   /// Sets the stream's mute flag.
   case mute(Bool)
+  /// Reads where the output is and whether it runs (a refresh, or after a missed deadline): the state is then
+  /// reconciled with it.
+  case status
 
   /// What the player does once a newly opened track is ready.
   public enum StatusAfterOpen: Equatable, Hashable, Sendable {

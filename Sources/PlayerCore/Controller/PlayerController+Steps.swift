@@ -4,48 +4,18 @@ import Futures
 // Running one job: a command, an output event, a refresh or a recovery, and the output step it needs.
 extension PlayerController {
   func refresh(_ resolver: Future<PlayerState, PlayerError>.Resolver) -> Progress {
-    guard core.withLock({ $0.machine.refreshAsksOutput }) else {
-      resolver.resolve(state)
-      return .done
-    }
-    let status = underDeadline(waitingOn(output.status()), .timeout(command: "status", seconds: deadlineSeconds))
-    return whenSettled(status) { [self] outcome in
-      switch outcome {
-      case .success(let confirmation):
-        let published = core.withLock { $0.machine.reconcile(confirmation) }
-        finish(resolver, with: .success(state), publishing: published)
-      case .failure(let error):
-        resolver.reject(error)
-      case .cancelled:
-        resolver.settle(with: .cancelled)
-      }
-      return .done
-    }
+    carryOut(core.withLock { $0.machine.refresh() }, for: "status", resolver)
   }
 
   func recover(_ resolver: Future<PlayerState, PlayerError>.Resolver) -> Progress {
-    guard let step = core.withLock({ $0.machine.recovery }) else {
-      resolver.reject(.invalidState(command: "reconnect", state: state.status.name))
-      return .done
-    }
-    let work = perform(step, for: "reconnect")
-    return whenSettled(work) { [self] outcome in
-      finishStep(step, command: "reconnect", outcome: outcome, resolver: resolver)
-    }
+    carryOut(core.withLock { $0.machine.recover() }, for: "reconnect", resolver)
   }
 
   func restore(_ restoration: Restoration, _ resolver: Future<PlayerState, PlayerError>.Resolver) -> Progress {
-    let decision = core.withLock {
-      $0.machine.restoration(queue: restoration.queue, index: restoration.index, seconds: restoration.seconds)
+    let action = core.withLock {
+      $0.machine.restore(queue: restoration.queue, index: restoration.index, seconds: restoration.seconds)
     }
-    guard case .perform(let step) = decision else {
-      if case .reject(let error) = decision { resolver.reject(error) }
-      return .done
-    }
-    let work = perform(step, for: "restore")
-    return whenSettled(work) { [self] outcome in
-      finishStep(step, command: "restore", outcome: outcome, resolver: resolver)
-    }
+    return carryOut(action, for: "restore", resolver)
   }
 
   /// `future` under the deadline, failing with `error`. On the continuous clock (outside tests and the
@@ -68,8 +38,15 @@ extension PlayerController {
       refuse(.command(command, resolver))
       return .done
     }
-    let decision = core.withLock { $0.machine.decide(command) }
-    switch decision {
+    return carryOut(core.withLock { $0.machine.decide(command) }, for: command.name, resolver)
+  }
+
+  /// Carries out what the machine decided for a caller's request named `command`.
+  private func carryOut(
+    _ action: PlayerStateMachine.CommandAction, for command: String,
+    _ resolver: Future<PlayerState, PlayerError>.Resolver
+  ) -> Progress {
+    switch action {
     case .reject(let error):
       resolver.reject(error)
       return .done
@@ -80,10 +57,10 @@ extension PlayerController {
       finish(resolver, with: .success(current), publishing: published)
       return .done
     case .perform(let step):
-      let work = perform(step, for: command.name)
+      let work = perform(step, for: command)
       if !work.isSettled { resolver.onCancel { work.cancel() } }
       return whenSettled(work) { [self] outcome in
-        finishStep(step, command: command.name, outcome: outcome, resolver: resolver)
+        finishStep(step, command: command, outcome: outcome, resolver: resolver)
       }
     }
   }
@@ -101,74 +78,74 @@ extension PlayerController {
 
   func handle(_ event: OutputEvent) -> Progress {
     if case .trackFailed(let error, _) = event { configuration.onTrackSkipped?(error) }
-    let reaction = core.withLock { $0.machine.handle(Self.current(event, server: output.serverVolume)) }
-    switch reaction {
+    let action = core.withLock { $0.machine.handle(Self.current(event, server: output.serverVolume)) }
+    switch action {
     case .publish(let state):
       observers.publish(state)
       return .done
     case .ignore:
       return .done
     case .perform(let step):
-      return advance(step)
+      return moveOn(step)
     }
   }
 
-  /// Moves to the next track on the output's behalf (the previous one finished). A track that cannot be
-  /// opened is reported and skipped as the machine decides; `failures` counts the tracks skipped on the way.
-  private func advance(_ step: OutputStep, failures: Int = 0) -> Progress {
-    perform(step, for: "next").whenComplete(on: answers) { [self] outcome in
-      guard case .failure(let error) = outcome,
-        case .skip(let error, let skip)? = core.withLock({
-          $0.closed ? nil : $0.machine.fail(step, error, movingOn: failures)
-        })
-      else {
-        proceed(finishStep(step, command: "next", outcome: outcome, resolver: nil))
-        return
-      }
-      configuration.onTrackSkipped?(error)
-      switch skip {
-      case .perform(let retry):
-        // Opening the next file probes it (and may load FFmpeg): on the controller's queue, not where answers
-        // are taken up, which may be the socket's event loop.
-        let retryOnQueue: @Sendable () -> Void = { [self] in
-          proceed(advance(retry, failures: failures + 1))
-        }
-        if answersOnQueue { retryOnQueue() } else { queue.async(execute: retryOnQueue) }
-      case .ended(let published):
-        if let published { observers.publish(published) }
-        goOn()
-      }
+  /// Performs a step the player takes by itself (the previous track finished, or the one before could not be
+  /// opened): no caller waits for it.
+  private func moveOn(_ step: OutputStep) -> Progress {
+    whenSettled(perform(step, for: "next")) { [self] outcome in
+      finishStep(step, command: "next", outcome: outcome, resolver: nil)
     }
-    return .waiting
   }
 
-  /// Applies the outcome of a step and settles the command's future.
+  /// Hands the outcome of `step` to the machine and carries out what it decides, settling the caller's future
+  /// (nil for a step the player took by itself).
   func finishStep(
     _ step: OutputStep, command: String, outcome: Outcome<StepResult, PlayerError>,
     resolver: Future<PlayerState, PlayerError>.Resolver?
   ) -> Progress {
+    let result: Result<StepResult, PlayerError>
     switch outcome {
-    case .success(let result):
-      let (published, current) = core.withLock { core in (core.machine.confirm(step, result), core.machine.state) }
+    case .success(let value): result = .success(value)
+    case .failure(let error): result = .failure(error)
+    case .cancelled:
+      resolver?.settle(with: .cancelled)
+      return .done
+    }
+    let (action, current) = core.withLock { core in (core.machine.answer(step, result), core.machine.state) }
+    switch action {
+    case .complete(let published):
       finish(resolver, with: .success(current), publishing: published)
       return .done
-    case .failure(let error):
-      guard case .reconcileThenFail(let error) = core.withLock({ $0.machine.fail(step, error) }) else {
-        finish(resolver, with: .failure(error), publishing: nil)
-        return .done
-      }
+    case .fail(let error):
+      finish(resolver, with: .failure(error), publishing: nil)
+      return .done
+    case .reconcileThenFail(let error):
       // The output may have done the step after all: publish what it really does before failing.
       let status = underDeadline(waitingOn(output.status()), error)
       return whenSettled(status) { [self] status in
         var published: PlayerState?
-        if case .success(let confirmation) = status {
-          published = core.withLock { $0.machine.reconcile(confirmation) }
+        if case .success(let confirmation) = status,
+          case .complete(let reconciled) = core.withLock({
+            $0.machine.answer(.status, .success(.confirmed(confirmation, track: nil)))
+          })
+        {
+          published = reconciled
         }
         finish(resolver, with: .failure(error), publishing: published)
         return .done
       }
-    case .cancelled:
-      resolver?.settle(with: .cancelled)
+    case .skip(let error, let next):
+      guard !core.withLock({ $0.closed }) else { return .done }
+      configuration.onTrackSkipped?(error)
+      // Opening the next file probes it (and may load FFmpeg): on the controller's queue, not where answers are
+      // taken up, which may be the socket's event loop; and a hop each, so that a queue of unopenable files does
+      // not deepen the stack.
+      queue.async { [self] in proceed(moveOn(next)) }
+      return .waiting
+    case .skipToEnd(let error, let published):
+      configuration.onTrackSkipped?(error)
+      finish(nil, with: .success(current), publishing: published)
       return .done
     }
   }
@@ -209,6 +186,8 @@ extension PlayerController {
       work = output.setVolume(level).map { .volume($0) }
     case .mute(let muted):
       work = output.setMute(muted).map { .mute($0) }
+    case .status:
+      work = output.status().map { .confirmed($0, track: nil) }
     }
     // Answered in the call (the simulated output, or a refusal): no deadline to arm, no timer task to start.
     if work.isSettled { return work }
