@@ -13,12 +13,17 @@ struct PlayerSession: Sendable {
   /// The simulated output, when it was chosen (scripts move its virtual clock).
   let simulated: SimulatedOutput?
 
+  /// What opens the files splay plays: every format the standard decoders know, and the tracks of cue sheets.
+  static func fileDecoders() -> any AudioDecoderFactory {
+    CueTrackDecoderFactory(opening: StandardDecoderFactory())
+  }
+
   /// Builds the output `options` name, a controller on it and its timeline; `answers` is where the controller
   /// takes up the output's answers (``ControllerConfiguration/answers``; its own queue by default). `pulse` is
   /// an output already made for ``OutputSettings/pulseConfiguration`` (``EarlyStart``); otherwise one is made here.
   /// The controller opens files through `decoders`, with `replayGain` applied unless it is off.
   init(
-    _ options: OutputSettings, decoders opener: any AudioDecoderFactory = StandardDecoderFactory(),
+    _ options: OutputSettings, decoders opener: any AudioDecoderFactory = Self.fileDecoders(),
     replayGain: ReplayGainPolicy = ReplayGainPolicy(), answers: ExecutionContext? = nil, pulse: PulseOutput? = nil,
     onSkipped: (@Sendable (PlayerError) -> Void)? = nil
   ) {

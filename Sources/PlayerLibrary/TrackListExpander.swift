@@ -33,7 +33,9 @@ public struct TrackListExpander: Sendable {
 
   /// Whether `paths` holds anything to expand; when not, ``expand(_:)`` would return them unchanged.
   public static func needsExpansion(_ paths: [String]) -> Bool {
-    paths.contains { PlaylistParser.kind(ofPath: $0) != nil || FileKind.of($0) == .directory }
+    paths.contains {
+      PlaylistParser.kind(ofPath: $0) != nil || CueSheetFile.isSheet($0) || FileKind.of($0) == .directory
+    }
   }
 
   /// The tracks that `arguments` name, in order.
@@ -80,6 +82,10 @@ private struct Walk {
     }
     if PlaylistParser.kind(ofPath: path) != nil, FileKind.of(path) == .file {
       addPlaylist(path, origin: origin)
+      return
+    }
+    if CueSheetFile.isSheet(path), FileKind.of(path) == .file {
+      addCueSheet(path, origin: origin)
       return
     }
     switch FileKind.of(path) {
@@ -129,6 +135,28 @@ private struct Walk {
     let missing = result.skipped.count - before.1
     result.summaries.append(
       "\(path): \(count) track\(count == 1 ? "" : "s")" + (missing > 0 ? ", \(missing) skipped" : ""))
+  }
+
+  /// Adds the tracks of the cue sheet at `path` (``CueTrackPath``), each audio file it names that is not there
+  /// skipped with a line.
+  mutating func addCueSheet(_ path: String, origin: String?) {
+    let sheet: CueSheetFile
+    do throws(PlayerError) {
+      sheet = try CueSheetFile(path: path)
+    } catch {
+      return skip(origin, error)
+    }
+    let (tracks, _, missing) = sheet.tracks()
+    for name in missing { skip(origin ?? path, .fileNotFound(path: sheet.named(name))) }
+    guard !tracks.isEmpty else { return skip(origin, .noTracks(path: path)) }
+    addTracks(tracks)
+    result.summaries.append("\(path): \(tracks.count) track\(tracks.count == 1 ? "" : "s")")
+  }
+
+  /// Appends `tracks` up to one past the limit (enough for the queue to refuse the load).
+  mutating func addTracks(_ tracks: [String]) {
+    guard !full else { return }
+    result.paths += tracks.prefix(expander.limit + 1 - result.paths.count)
   }
 
   mutating func addEntries(of bytes: [UInt8], kind: PlaylistParser.Kind, name: String, folder: String) {
@@ -221,6 +249,13 @@ private struct Walk {
     defer { close(folder) }
     children.sort { NaturalOrder.areInIncreasingOrder($0.name, $1.name) }
     let prefix = path.hasSuffix("/") ? path : path + "/"
+    let sheets = children.filter { CueSheetFile.isSheet($0.name) }.map { String(joining: prefix, $0.name) }
+    // Most folders hold no sheet: their children are not gathered a second time.
+    let cues =
+      sheets.isEmpty
+      ? FolderCueSheets()
+      : FolderCueSheets(sheets: sheets, files: Set(children.map { String(joining: prefix, $0.name) }))
+    for (sheet, name) in cues.missing { skip(sheet, .fileNotFound(path: name)) }
     // The files between two subfolders are probed together, on every core.
     var files: [String] = []
     for child in children where !full {
@@ -229,7 +264,15 @@ private struct Walk {
         addAudio(of: &files, prefix: prefix.utf8.count, folder)
         addFolder(child.path(in: path), visited: &visited)
       case .file:
-        files.append(String(joining: prefix, child.name))
+        let file = String(joining: prefix, child.name)
+        if let tracks = cues.tracks[file] {
+          // In the file's place: what was probed before it comes first.
+          addAudio(of: &files, prefix: prefix.utf8.count, folder)
+          result.paths += probes.collect()
+          addTracks(tracks)
+        } else if !cues.covered.contains(file) {
+          files.append(file)
+        }
       default: break
       }
     }

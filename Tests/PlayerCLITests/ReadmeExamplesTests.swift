@@ -24,7 +24,7 @@ import Testing
     for (name, fixture) in [
       ("song.flac", "media/ladder-44k-stereo.flac"), ("other.mp3", "media/ladder-44k-stereo.mp3"),
       ("a.flac", "media/sweep-30s.flac"), ("Music/Album/1 - one.flac", "media/short-44k-stereo.flac"),
-      ("Music/Album/2 - two.ogg", "media/ladder-44k-stereo.ogg"),
+      ("Music/Album/2 - two.ogg", "media/ladder-44k-stereo.ogg"), ("live.flac", "media/ladder-44k-stereo.flac"),
     ] {
       try FileManager.default.createDirectory(
         atPath: (home + "/" + name as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
@@ -32,6 +32,8 @@ import Testing
     }
     try Data("#EXTM3U\nsong.flac\nMusic/Album\n".utf8).write(to: URL(fileURLWithPath: home + "/mix.m3u8"))
     try Data("[playlist]\nFile1=other.mp3\n".utf8).write(to: URL(fileURLWithPath: home + "/radio.pls"))
+    let cue = (1...3).map { "TRACK 0\($0) AUDIO\nINDEX 01 00:0\($0 - 1):00\n" }.joined()
+    try Data(("FILE \"live.wav\" WAVE\n" + cue).utf8).write(to: URL(fileURLWithPath: home + "/live.cue"))
     // `splay` on PATH: the built binary, with `play` sent to the simulated output.
     try FileManager.default.createDirectory(atPath: home + "/bin", withIntermediateDirectories: true)
     let wrapper = """

@@ -97,7 +97,7 @@ enum EarlyStart {
         : operands.first(where: { isRegularFile($0) || isDirectory($0) })
           .flatMap { isRegularFile($0) && PlaylistParser.kind(ofPath: $0) == nil ? $0 : nil }
       let opened = first.flatMap { try? SndfileDecoder(path: $0, deferringLengthCheck: true) }
-      let session = Session(output: makeOutput(), decoders: ProbedDecoderFactory())
+      let session = Session(output: makeOutput(), decoders: ProbedDecoderFactory(opener: PlayerSession.fileDecoders()))
       let wanted = state.withLock { state in
         guard case .starting = state else { return false }
         state = .ready(session)

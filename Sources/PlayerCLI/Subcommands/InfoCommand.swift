@@ -21,7 +21,7 @@ struct InfoCommand: AsyncParsableCommand {
 
   @Argument(
     help: ArgumentHelp(
-      "Audio files (WAV, FLAC, Ogg, Opus, MP3, M4A, WMA…), folders or playlists (.m3u, .m3u8, .pls).",
+      "Audio files (WAV, FLAC, Ogg, Opus, MP3, M4A, WMA…), folders, playlists (.m3u, .m3u8, .pls) or cue sheets.",
       valueName: "file"))
   var files: [String]
 
@@ -29,9 +29,10 @@ struct InfoCommand: AsyncParsableCommand {
     let tracks = try TrackArguments.expand(files)
     for entry in tracks.skipped { Console.error(entry.message) }
     var failed = !tracks.skipped.isEmpty
+    let decoders = PlayerSession.fileDecoders()
     for path in tracks.paths {
       do {
-        let info = try StandardDecoderFactory().open(path).info
+        let info = try decoders.open(path).info
         Console.out(json ? info.jsonText : Self.describe(info, gains: ReplayGainTags.read(atPath: path)))
         // It plays, as far as its audio goes; the exit status still says that something is wrong with it.
         if let damage = info.damage {

@@ -14,7 +14,8 @@ struct PlayCommand: AsyncParsableCommand {
       ↓/↑ −60/+60 s, +/- volume, m mute, n/p next/previous, r repeat, s shuffle, q quit.
       Otherwise (or with --json), every published state is printed as one JSON object per line.
       A folder plays the audio files under it in natural order (2 before 10); an .m3u, .m3u8 or .pls playlist \
-      plays its entries; '-' reads a list of paths (or an M3U playlist) from standard input, and the view then \
+      plays its entries; a .cue sheet plays its tracks (ALBUM.cue/track03 names one), and a folder holding one \
+      plays its tracks in place of the whole file; '-' reads a list of paths (or an M3U playlist) from standard input, and the view then \
       reads keys from the terminal.
       With a D-Bus session bus, media keys, playerctl and desktop widgets control it over MPRIS (see \
       docs/mpris.md); --no-mpris (or mpris = false in config.toml) turns that off.
@@ -99,7 +100,7 @@ struct PlayCommand: AsyncParsableCommand {
     let config = try ConfigFile.load()
     let settings = outputOptions.settings(with: config)
     let early = EarlyStart.take(matching: settings.pulseConfiguration)
-    let decoders = early?.decoders ?? ProbedDecoderFactory()
+    let decoders = early?.decoders ?? ProbedDecoderFactory(opener: PlayerSession.fileDecoders())
     let session = PlayerSession(
       settings, decoders: decoders, replayGain: replayGainOptions.policy(with: config), pulse: early?.output
     ) { error in

@@ -1,0 +1,76 @@
+import PlayerCore
+
+/// A cue sheet read from disk, with the audio files its `FILE` lines name found beside it.
+public struct CueSheetFile: Sendable {
+  /// Where the sheet is.
+  public let path: String
+  /// What it says.
+  public let sheet: CueSheet
+
+  /// Audio extensions tried, in this order, when the file a `FILE` line names is not there: rippers often
+  /// name the WAV they read, and the sheet travels with the FLAC made of it.
+  static let audioExtensions = ["flac", "wav", "wv", "ape", "ogg", "opus", "mp3", "m4a", "aiff", "aif"]
+
+  /// Whether `path` names a cue sheet by its extension (`.cue`, any case).
+  public static func isSheet(_ path: String) -> Bool {
+    guard let dot = path.lastIndex(of: "."), !path[dot...].contains("/") else { return false }
+    return path[path.index(after: dot)...].lowercased() == "cue"
+  }
+
+  /// Reads and parses the sheet at `path`; fails as opening a file does when it cannot be read.
+  public init(path: String) throws(PlayerError) {
+    let bytes: [UInt8]
+    do throws(FileContents.ReadError) {
+      bytes = try FileContents.read(path: path, limit: CueSheetParser.maximumBytes)
+    } catch {
+      throw .unsupportedFormat(path: path, detail: error.reason)
+    }
+    self.path = path
+    sheet = CueSheetParser.parse(bytes)
+  }
+
+  /// The audio file a `FILE` line's `name` means: taken from the sheet's folder unless absolute; when it is
+  /// not there, a file of the same name with another audio extension. Nil when there is none.
+  public func audioPath(of name: String) -> String? {
+    let named = named(name)
+    if FileKind.of(named) == .file { return named }
+    let stem = named.lastIndex(of: ".").flatMap { named[$0...].contains("/") ? nil : named[..<$0] } ?? named[...]
+    for ext in Self.audioExtensions where FileKind.of(stem + "." + ext) == .file {
+      return stem + "." + ext
+    }
+    return nil
+  }
+
+  /// The audio file `track` is in; nil when its sheet cannot be read, has no such track, or its file is not there.
+  public static func audioFile(of track: CueTrackPath) -> String? {
+    guard FileKind.of(track.sheet) == .file, let sheet = try? CueSheetFile(path: track.sheet),
+      let file = sheet.sheet.tracks.first(where: { $0.number == track.number })?.file
+    else { return nil }
+    return sheet.audioPath(of: file)
+  }
+
+  /// The path a `FILE` line's `name` stands for: taken from the sheet's folder unless absolute.
+  public func named(_ name: String) -> String {
+    let folder = FileContents.directory(of: path)
+    return name.hasPrefix("/") || folder.isEmpty ? name : (folder == "/" ? "" : folder) + "/" + name
+  }
+
+  /// What the sheet gives a queue: the paths of its tracks whose audio file exists (``CueTrackPath``), the
+  /// audio files they are in, and the `FILE` names that were not found.
+  public func tracks() -> (paths: [String], audioFiles: [String], missing: [String]) {
+    var found: [String: String?] = [:]
+    var result: (paths: [String], audioFiles: [String], missing: [String]) = ([], [], [])
+    for track in sheet.tracks {
+      let audio: String?
+      if let known = found[track.file] {
+        audio = known
+      } else {
+        audio = audioPath(of: track.file)
+        found[track.file] = audio
+        if let audio { result.audioFiles.append(audio) } else { result.missing.append(track.file) }
+      }
+      if audio != nil { result.paths.append(CueTrackPath(sheet: path, number: track.number).path) }
+    }
+    return result
+  }
+}

@@ -1,0 +1,142 @@
+/// Reads a cue sheet's text into a ``CueSheet``.
+///
+/// Takes UTF-8, with or without a byte-order mark, and falls back to Latin-1 for bytes that are not UTF-8
+/// (sheets written by older rippers). Understands `FILE`, `TRACK`, `INDEX`, `TITLE`, `PERFORMER` and
+/// `REM DATE`; other commands (`FLAGS`, `ISRC`, `CATALOG`, `PREGAP`, other `REM`s) are passed over. A track
+/// belongs to the file named before its `INDEX 01`, so the non-standard layout that puts a pregap at the end of
+/// the previous file still reads. Lines it cannot take are listed in ``CueSheet/problems``; it never fails.
+public enum CueSheetParser {
+  /// Sheets larger than this are refused by the callers that read files: a sheet of 99 tracks is a few KB.
+  public static let maximumBytes = 1 << 20
+
+  /// The sheet `bytes` hold.
+  public static func parse(_ bytes: [UInt8]) -> CueSheet {
+    var reader = Reader()
+    var number = 0
+    for line in lines(of: text(of: bytes)) {
+      number += 1
+      reader.take(words(of: line), line: number)
+    }
+    reader.finishTrack()
+    var sheet = reader.sheet
+    // A track's own problem is found when the next one begins: in line order for a person.
+    sheet.problems.sort { $0.line < $1.line }
+    return sheet
+  }
+
+  /// The text of `bytes`: UTF-8 without its byte-order mark, or Latin-1 when they are not UTF-8.
+  static func text(of bytes: [UInt8]) -> String {
+    let body = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? bytes[3...] : bytes[...]
+    if let utf8 = String(validating: body, as: UTF8.self) { return utf8 }
+    var latin1 = String.UnicodeScalarView()
+    latin1.append(contentsOf: body.map { Unicode.Scalar($0) })
+    return String(latin1)
+  }
+
+  /// The lines of `text`, whatever ends them (`\n`, `\r\n` or `\r`).
+  static func lines(of text: String) -> [Substring] {
+    text.split(omittingEmptySubsequences: false) { $0 == "\n" || $0 == "\r" || $0 == "\r\n" }
+  }
+
+  /// The words of `line`: runs of non-blank characters, or text in double quotes (which may hold blanks).
+  static func words(of line: Substring) -> [Substring] {
+    var words: [Substring] = []
+    var rest = line[...]
+    while true {
+      rest = rest.drop { $0 == " " || $0 == "\t" }
+      guard let first = rest.first else { return words }
+      if first == "\"" {
+        let body = rest.dropFirst()
+        let close = body.firstIndex(of: "\"") ?? body.endIndex
+        words.append(body[..<close])
+        rest = close == body.endIndex ? body[close...] : body[body.index(after: close)...]
+      } else {
+        let end = rest.firstIndex { $0 == " " || $0 == "\t" } ?? rest.endIndex
+        words.append(rest[..<end])
+        rest = rest[end...]
+      }
+    }
+  }
+
+  /// `mm:ss:ff` in CD frames; nil unless seconds are below 60 and frames below 75.
+  static func time(_ word: Substring) -> Int? {
+    let parts = word.split(separator: ":", omittingEmptySubsequences: false)
+    guard parts.count == 3, parts.allSatisfy({ !$0.isEmpty && $0.count <= 5 && $0.allSatisfy(\.isASCII) }),
+      let minutes = Int(parts[0]), let seconds = Int(parts[1]), let frames = Int(parts[2]),
+      minutes >= 0, (0..<60).contains(seconds), (0..<CueSheet.framesPerSecond).contains(frames)
+    else { return nil }
+    return (minutes * 60 + seconds) * CueSheet.framesPerSecond + frames
+  }
+
+  /// The sheet so far, and the track being read.
+  private struct Reader {
+    var sheet = CueSheet()
+    var file: String?
+    /// The track being read: its number, the line of its `TRACK`, and what was read of it so far.
+    var track: (number: Int, line: Int, title: String?, performer: String?, pregap: Int?, start: Int?, file: String?)?
+    /// Within a track that is passed over (a data track, or a `TRACK` line that could not be read): its lines
+    /// are not the album's and not a problem of their own.
+    var passingOver = false
+
+    mutating func problem(_ line: Int, _ reason: String) {
+      sheet.problems.append(CueSheet.Problem(line: line, reason: reason))
+    }
+
+    mutating func take(_ words: [Substring], line: Int) {
+      guard let command = words.first?.uppercased() else { return }
+      let argument = words.count > 1 ? String(words[1]) : nil
+      switch command {
+      case "FILE":
+        guard let argument, !argument.isEmpty else { return problem(line, "FILE names no file") }
+        file = argument
+      case "TRACK":
+        finishTrack()
+        passingOver = true
+        guard words.count >= 3, let number = Int(words[1]), (0...999).contains(number) else {
+          return problem(line, "TRACK needs a number and a type")
+        }
+        // Data tracks of a mixed-mode disc hold no audio.
+        guard words[2].uppercased() == "AUDIO" else { return }
+        passingOver = false
+        track = (number, line, nil, nil, nil, nil, nil)
+      case _ where passingOver:
+        break
+      case "INDEX":
+        guard track != nil else { return problem(line, "INDEX outside a TRACK") }
+        guard words.count >= 3, let index = Int(words[1]), let at = CueSheetParser.time(words[2]) else {
+          return problem(line, "INDEX needs a number and a time mm:ss:ff")
+        }
+        if index == 0 { track?.pregap = at }
+        if index == 1 {
+          guard let file else { return problem(line, "INDEX 01 before any FILE") }
+          track?.start = at
+          track?.file = file
+        }
+      case "TITLE":
+        if track != nil { track?.title = argument } else { sheet.title = argument }
+      case "PERFORMER":
+        if track != nil { track?.performer = argument } else { sheet.performer = argument }
+      case "REM":
+        if argument?.uppercased() == "DATE", words.count > 2 { sheet.date = String(words[2]) }
+      default:
+        break
+      }
+    }
+
+    /// Adds the track being read, if it has a start that follows the previous track's in the same file.
+    mutating func finishTrack() {
+      guard let track else { return }
+      self.track = nil
+      guard let start = track.start, let file = track.file else {
+        return problem(track.line, "TRACK \(track.number) has no INDEX 01")
+      }
+      if let previous = sheet.tracks.last, previous.file == file, previous.start >= start {
+        return problem(track.line, "TRACK \(track.number) starts before the track it follows")
+      }
+      sheet.tracks.append(
+        CueSheet.Track(
+          number: track.number, file: file, title: track.title, performer: track.performer, start: start,
+          pregap: track.pregap))
+    }
+  }
+}

@@ -1,0 +1,29 @@
+/// The cue sheets of one folder, and what they change in it: a folder holding `album.flac` and `album.cue`
+/// gives the sheet's tracks in the file's place, and neither the file as a whole nor the sheet besides.
+struct FolderCueSheets {
+  /// The tracks to add in place of a file of the folder: the first of a sheet's audio files that is in the
+  /// folder, or the sheet itself when none is.
+  private(set) var tracks: [String: [String]] = [:]
+  /// The files that are not added as they are: the sheets that gave tracks, and their audio files.
+  private(set) var covered: Set<String> = []
+  /// The audio files the sheets name that are not there, by sheet.
+  private(set) var missing: [(sheet: String, name: String)] = []
+
+  /// A folder without sheets.
+  init() {}
+
+  /// Reads `sheets`, paths of cue sheets among the folder's `files`. A sheet that cannot be read, or gives no
+  /// track, changes nothing: its audio file plays whole.
+  init(sheets: [String], files: Set<String>) {
+    for path in sheets {
+      guard let sheet = try? CueSheetFile(path: path) else { continue }
+      let (paths, audioFiles, names) = sheet.tracks()
+      missing += names.map { (path, sheet.named($0)) }
+      guard !paths.isEmpty else { continue }
+      let place = audioFiles.first(where: files.contains) ?? path
+      tracks[place, default: []] += paths
+      covered.insert(path)
+      covered.formUnion(audioFiles)
+    }
+  }
+}

@@ -1,0 +1,113 @@
+import Foundation
+import PlayerCore
+import PlayerDecoding
+import PlayerLibrary
+import Testing
+
+/// Cue sheets against real files: the tracks a sheet or a folder gives, and each track decoded as the frames of
+/// its file between its start and the next track's, tagged by the sheet.
+@Suite struct CueSheetTests {
+  typealias Tree = TrackListExpanderTests.Tree
+
+  /// The 3 s ladder (132,300 frames at 44.1 kHz) cut at 1.1333 s (85 CD frames) and 2.0667 s (155), the third
+  /// track with a pregap from 2 s.
+  static let sheet = """
+    PERFORMER "The Ladder"
+    TITLE "Steps"
+    REM DATE 2026
+    FILE "ladder.wav" WAVE
+      TRACK 01 AUDIO
+        TITLE "Low"
+        INDEX 01 00:00:00
+      TRACK 02 AUDIO
+        TITLE "Middle"
+        INDEX 01 00:01:10
+      TRACK 03 AUDIO
+        TITLE "High"
+        PERFORMER "The Top Step"
+        INDEX 00 00:02:00
+        INDEX 01 00:02:05
+    """
+  static let boundaries: [Int64] = [0, 85 * 588, 155 * 588, 132_300]
+
+  /// A folder holding the ladder as FLAC and a sheet that names the WAV it was ripped to.
+  private static func album(_ tree: Tree) throws -> String {
+    try tree.audio("Album/ladder.flac", from: Fixtures.stereoFLAC)
+    try tree.audio("Album/bonus.flac", from: Fixtures.shortFLAC)
+    return try tree.text("Album/ladder.cue", sheet)
+  }
+
+  @Test func aFolderGivesTheSheetsTracksInPlaceOfItsFile() throws {
+    let tree = try Tree()
+    let sheet = try Self.album(tree)
+    try tree.audio("Album/a-first.flac", from: Fixtures.shortFLAC)
+    let list = TrackListExpander().expand([tree.root + "/Album"])
+    let album = tree.root + "/Album/"
+    #expect(
+      list.paths == [
+        album + "a-first.flac", album + "bonus.flac", sheet + "/track01", sheet + "/track02", sheet + "/track03",
+      ])
+    #expect(list.skipped.isEmpty)
+  }
+
+  @Test func aSheetNamedGivesItsTracksAndReportsAFileThatIsNotThere() throws {
+    let tree = try Tree()
+    let sheet = try Self.album(tree)
+    #expect(TrackListExpander().expand([sheet]).paths == (1...3).map { sheet + "/track0\($0)" })
+    let broken = try tree.text("Album/two.cue", "FILE \"gone.wav\" WAVE\nTRACK 01 AUDIO\nINDEX 01 00:00:00\n")
+    let list = TrackListExpander().expand([broken])
+    #expect(list.paths.isEmpty)
+    #expect(list.skipped.map(\.error) == [.fileNotFound(path: tree.root + "/Album/gone.wav"), .noTracks(path: broken)])
+    #expect(TrackListExpander.needsExpansion([sheet]))
+  }
+
+  @Test func eachTrackIsItsFilesFramesBetweenItsStartAndTheNext() throws {
+    let tree = try Tree()
+    let sheet = try Self.album(tree)
+    let whole = try decodedLeft(Fixtures.stereoFLAC).samples
+    let factory = CueTrackDecoderFactory(opening: StandardDecoderFactory())
+    for number in 1...3 {
+      let decoder = try factory.open(sheet + "/track0\(number)")
+      let (start, end) = (Self.boundaries[number - 1], Self.boundaries[number])
+      #expect(decoder.info.frames == end - start, "track \(number)")
+      #expect(decoder.info.path == sheet + "/track0\(number)")
+      #expect(decoder.info.title == ["Low", "Middle", "High"][number - 1])
+      #expect(decoder.info.artist == (number == 3 ? "The Top Step" : "The Ladder"))
+      #expect(decoder.info.album == "Steps" && decoder.info.date == "2026" && decoder.info.trackNumber == "\(number)")
+      #expect(try left(of: decoder) == Array(whole[Int(start)..<Int(end)]), "track \(number): its own frames")
+    }
+    // Seeks stay within the track, counted from its start.
+    let middle = try factory.open(sheet + "/track02")
+    #expect(try middle.seek(toFrame: 1_000) == 1_000)
+    #expect(try left(of: middle).first == whole[Int(Self.boundaries[1]) + 1_000])
+    #expect(try middle.seek(toFrame: 10_000_000) == middle.info.frames)
+    #expect(try left(of: middle).isEmpty, "past its end, a track reads nothing")
+  }
+
+  /// Rows: the sheet's text, the track asked for, and the error.
+  @Test func aTrackThatCannotBeOpenedSaysWhy() throws {
+    let tree = try Tree()
+    let sheet = try Self.album(tree)
+    let factory = CueTrackDecoderFactory(opening: StandardDecoderFactory())
+    #expect(
+      throws: PlayerError.unsupportedFormat(path: sheet + "/track07", detail: "the cue sheet has no audio track 7")
+    ) {
+      try factory.open(sheet + "/track07")
+    }
+    let late = try tree.text("Album/late.cue", "FILE \"ladder.flac\" WAVE\nTRACK 01 AUDIO\nINDEX 01 00:04:00\n")
+    #expect(throws: PlayerError.self) { try factory.open(late + "/track01") }
+    #expect(throws: PlayerError.fileNotFound(path: tree.root + "/none.cue/track01")) {
+      try factory.open(tree.root + "/none.cue/track01")
+    }
+  }
+
+  private func left(of decoder: any AudioDecoder) throws -> [Float] {
+    var left: [Float] = []
+    let buffer = UnsafeMutableBufferPointer<Float>.allocate(capacity: 1_000 * decoder.info.channels)
+    defer { buffer.deallocate() }
+    while case let frames = try decoder.read(into: buffer, frames: 1_000), frames > 0 {
+      for f in 0..<frames { left.append(buffer[f * decoder.info.channels]) }
+    }
+    return left
+  }
+}
