@@ -6,11 +6,10 @@
 public func cueSheetFuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
   let sheet = CueSheetParser.parse(Array(UnsafeBufferPointer(start: data, count: size)))
   for (index, track) in sheet.tracks.enumerated() {
-    precondition(track.start >= 0, "a track starts at or after the file's start")
-    if let end = sheet.end(ofTrack: index) { precondition(end > track.start, "a track ends after it starts") }
-    precondition(CueSheet.audioFrame(track.start, sampleRate: 384_000) >= 0, "a start in frames does not overflow")
-    if index > 0, sheet.tracks[index - 1].file == track.file {
-      precondition(sheet.tracks[index - 1].start < track.start, "the tracks of a file start in order")
+    let start = track.start.frame(sampleRate: 384_000)
+    precondition(start >= 0, "a track starts at or after the file's start, and its frame does not overflow")
+    if let end = sheet.end(ofTrack: index) {
+      precondition(end.frame(sampleRate: 384_000) > start, "a track ends after it starts")
     }
   }
   precondition(sheet.problems.allSatisfy { $0.line >= 1 && $0.line <= size + 1 }, "a problem names a line")

@@ -59,20 +59,11 @@ public struct EmbeddedPicture: Equatable, Sendable {
   /// The `PICTURE` blocks among the metadata blocks after `fLaC`: type, MIME type, description, four
   /// numbers about the image, then its bytes.
   static func fromFLAC(_ fd: Int32) -> EmbeddedPicture? {
-    var offset: Int64 = 4
     var first: EmbeddedPicture?
-    for _ in 0..<128 {
-      guard let header = try? MP4File.read(fd, at: offset, count: 4), header.count == 4 else { break }
-      let last = header[0] & 0x80 != 0
-      let length = Int(header[1]) << 16 | Int(header[2]) << 8 | Int(header[3])
-      if header[0] & 0x7F == 6, length <= largest, let body = try? MP4File.read(fd, at: offset + 4, count: length),
-        let (type, picture) = flacPicture(MP4Bytes(body))
-      {
-        if type == 3 { return picture }
-        first = first ?? picture
-      }
-      if last { break }
-      offset += 4 + Int64(length)
+    for body in FLACMetadata.bodies(of: .picture, fd) {
+      guard let (type, picture) = flacPicture(MP4Bytes(body)) else { continue }
+      if type == 3 { return picture }
+      first = first ?? picture
     }
     return first
   }

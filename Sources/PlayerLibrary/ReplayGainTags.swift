@@ -100,19 +100,7 @@ public struct ReplayGainTags: Equatable, Sendable {
 
   /// The `VORBIS_COMMENT` block (type 4) among the metadata blocks after `fLaC`.
   static func flacComments(_ fd: Int32, at start: Int64 = 0) -> [(name: String, value: String)] {
-    var offset = start + 4
-    for _ in 0..<128 {
-      guard let header = try? MP4File.read(fd, at: offset, count: 4), header.count == 4 else { break }
-      let length = Int(header[1]) << 16 | Int(header[2]) << 8 | Int(header[3])
-      if header[0] & 0x7F == 4 {
-        guard length <= EmbeddedPicture.largest, let body = try? MP4File.read(fd, at: offset + 4, count: length) else {
-          return []
-        }
-        return vorbisComments(body, from: 0)
-      }
-      if header[0] & 0x80 != 0 { break }
-      offset += 4 + Int64(length)
-    }
+    for body in FLACMetadata.bodies(of: .vorbisComment, fd, at: start) { return vorbisComments(body, from: 0) }
     return []
   }
 

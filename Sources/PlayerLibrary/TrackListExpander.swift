@@ -10,7 +10,9 @@ import PlayerCore
 /// (``AudioContentProbe``); hidden entries are left out and a folder reached twice (a symlink loop) is walked
 /// once. An `.m3u`, `.m3u8` or `.pls` playlist gives its entries, relative ones taken from its own folder;
 /// entries that do not exist are skipped with a line each, and a playlist is followed once, so one that
-/// includes itself ends. Any other path is passed on as it is: the decoder that opens it says what is wrong.
+/// includes itself ends. A `.cue` sheet gives its tracks (``CueTrackPath``), and so does a FLAC file with a sheet
+/// inside when it is named itself (an argument: looking inside every FLAC file of a folder would cost the walk
+/// an `open` each). Any other path is passed on as it is: the decoder that opens it says what is wrong.
 ///
 /// Stops collecting past `limit` tracks: the queue refuses more, and walking a whole disk to say so is waste.
 public struct TrackListExpander: Sendable {
@@ -34,7 +36,8 @@ public struct TrackListExpander: Sendable {
   /// Whether `paths` holds anything to expand; when not, ``expand(_:)`` would return them unchanged.
   public static func needsExpansion(_ paths: [String]) -> Bool {
     paths.contains {
-      PlaylistParser.kind(ofPath: $0) != nil || CueSheetFile.isSheet($0) || FileKind.of($0) == .directory
+      PlaylistParser.kind(ofPath: $0) != nil || CueSheetFile.isSheet($0) || FLACCueSheet.mayHoldOne($0)
+        || FileKind.of($0) == .directory
     }
   }
 
@@ -86,6 +89,11 @@ private struct Walk {
     }
     if CueSheetFile.isSheet(path), FileKind.of(path) == .file {
       addCueSheet(path, origin: origin)
+      return
+    }
+    if origin == nil, FLACCueSheet.mayHoldOne(path), let sheet = try? CueSheetFile(path: path) {
+      addTracks(sheet.tracks().paths)
+      result.summaries.append("\(path): \(sheet.sheet.tracks.count) tracks in its cue sheet")
       return
     }
     switch FileKind.of(path) {

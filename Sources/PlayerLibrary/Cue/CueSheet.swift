@@ -1,21 +1,38 @@
-/// A cue sheet: the tracks of one or more audio files, each starting at an index counted in CD frames (75 per
-/// second) from the start of its file. Read by ``CueSheetParser``.
+/// A cue sheet: the tracks of one or more audio files, each starting at an index from the start of its file.
+/// Read from text by ``CueSheetParser``, or from a FLAC file's `CUESHEET` block by ``FLACCueSheet``.
 public struct CueSheet: Equatable, Sendable {
+  /// Where an index is in its file.
+  public enum Position: Equatable, Hashable, Sendable {
+    /// In CD frames, 75 a second: a sheet's text says `mm:ss:ff`.
+    case cdFrames(Int)
+    /// In samples: FLAC's `CUESHEET` block counts them.
+    case samples(Int64)
+
+    /// The audio frame it is at `sampleRate`: exact for CD frames at 44.1 kHz (588 each) and 48 kHz (640).
+    public func frame(sampleRate: Int) -> Int64 {
+      switch self {
+      case .cdFrames(let frames): Int64(frames) * Int64(sampleRate) / Int64(CueSheet.framesPerSecond)
+      case .samples(let samples): samples
+      }
+    }
+  }
+
   /// One audio track of the sheet.
   public struct Track: Equatable, Sendable {
     /// The number after `TRACK`.
     public var number: Int
-    /// The audio file it is in, as the `FILE` line names it (relative to the sheet's folder, usually).
+    /// The audio file it is in, as the `FILE` line names it (relative to the sheet's folder, usually); empty
+    /// for a sheet embedded in its audio file.
     public var file: String
     /// `TITLE` within the track.
     public var title: String?
     /// `PERFORMER` within the track.
     public var performer: String?
-    /// `INDEX 01`: where the track starts, in CD frames from the start of `file`.
-    public var start: Int
+    /// `INDEX 01`: where the track starts in `file`.
+    public var start: Position
     /// `INDEX 00`, when given: where the track's pregap starts. The pregap is played as the end of the track
     /// before it, so that an album played through loses nothing.
-    public var pregap: Int?
+    public var pregap: Position?
   }
 
   /// `TITLE` before the first track: the album.
@@ -40,16 +57,11 @@ public struct CueSheet: Equatable, Sendable {
   /// CD frames per second: cue sheets count time in them.
   public static let framesPerSecond = 75
 
-  /// Where track `index` (of ``tracks``) ends, in CD frames of its file: the next track's `INDEX 01` when that
-  /// track is in the same file; nil when it plays to the end of the file.
-  public func end(ofTrack index: Int) -> Int? {
+  /// Where track `index` (of ``tracks``) ends in its file: the next track's `INDEX 01` when that track is in the
+  /// same file; nil when it plays to the end of the file.
+  public func end(ofTrack index: Int) -> Position? {
     let next = index + 1
     guard next < tracks.count, tracks[next].file == tracks[index].file else { return nil }
     return tracks[next].start
-  }
-
-  /// `cdFrames` in audio frames at `sampleRate`: exact at 44.1 kHz (588 a CD frame) and 48 kHz (640).
-  public static func audioFrame(_ cdFrames: Int, sampleRate: Int) -> Int64 {
-    Int64(cdFrames) * Int64(sampleRate) / Int64(framesPerSecond)
   }
 }

@@ -1,11 +1,14 @@
 import PlayerCore
 
-/// A cue sheet read from disk, with the audio files its `FILE` lines name found beside it.
+/// A cue sheet read from disk, with the audio files its `FILE` lines name found beside it; or the sheet a FLAC
+/// file carries inside (``FLACCueSheet``), whose tracks are in that file.
 public struct CueSheetFile: Sendable {
-  /// Where the sheet is.
+  /// Where the sheet is: a `.cue` file, or the audio file that holds it.
   public let path: String
   /// What it says.
   public let sheet: CueSheet
+  /// Whether the sheet is inside the audio file at ``path``.
+  public let isEmbedded: Bool
 
   /// Audio extensions tried, in this order, when the file a `FILE` line names is not there: rippers often
   /// name the WAV they read, and the sheet travels with the FLAC made of it.
@@ -17,21 +20,32 @@ public struct CueSheetFile: Sendable {
     return path[path.index(after: dot)...].lowercased() == "cue"
   }
 
-  /// Reads and parses the sheet at `path`; fails as opening a file does when it cannot be read.
+  /// Reads and parses the sheet at `path`, a `.cue` file or a FLAC file with a sheet inside; fails as opening a
+  /// file does when it cannot be read, and for any other file.
   public init(path: String) throws(PlayerError) {
+    self.path = path
+    guard Self.isSheet(path) else {
+      guard let sheet = FLACCueSheet.read(atPath: path) else {
+        throw .unsupportedFormat(path: path, detail: "no cue sheet inside this file")
+      }
+      self.sheet = sheet
+      isEmbedded = true
+      return
+    }
+    isEmbedded = false
     let bytes: [UInt8]
     do throws(FileContents.ReadError) {
       bytes = try FileContents.read(path: path, limit: CueSheetParser.maximumBytes)
     } catch {
       throw .unsupportedFormat(path: path, detail: error.reason)
     }
-    self.path = path
     sheet = CueSheetParser.parse(bytes)
   }
 
   /// The audio file a `FILE` line's `name` means: taken from the sheet's folder unless absolute; when it is
   /// not there, a file of the same name with another audio extension. Nil when there is none.
   public func audioPath(of name: String) -> String? {
+    if isEmbedded { return path }
     let named = named(name)
     if FileKind.of(named) == .file { return named }
     let stem = named.lastIndex(of: ".").flatMap { named[$0...].contains("/") ? nil : named[..<$0] } ?? named[...]
@@ -51,6 +65,7 @@ public struct CueSheetFile: Sendable {
 
   /// The path a `FILE` line's `name` stands for: taken from the sheet's folder unless absolute.
   public func named(_ name: String) -> String {
+    if isEmbedded { return path }
     let folder = FileContents.directory(of: path)
     return name.hasPrefix("/") || folder.isEmpty ? name : (folder == "/" ? "" : folder) + "/" + name
   }

@@ -130,13 +130,15 @@ public enum CueSheetParser {
       guard let start = track.start, let file = track.file else {
         return problem(track.line, "TRACK \(track.number) has no INDEX 01")
       }
-      if let previous = sheet.tracks.last, previous.file == file, previous.start >= start {
+      if let previous = sheet.tracks.last, previous.file == file, case .cdFrames(let before) = previous.start,
+        before >= start
+      {
         return problem(track.line, "TRACK \(track.number) starts before the track it follows")
       }
       sheet.tracks.append(
         CueSheet.Track(
-          number: track.number, file: file, title: track.title, performer: track.performer, start: start,
-          pregap: track.pregap))
+          number: track.number, file: file, title: track.title, performer: track.performer,
+          start: .cdFrames(start), pregap: track.pregap.map(CueSheet.Position.cdFrames)))
     }
   }
 }

@@ -15,8 +15,8 @@ public struct CueTrackDecoderFactory: AudioDecoderFactory {
     try open(path, order: .inOrder)
   }
 
-  /// Opens `path`: a cue track from its sheet's start to its end within the audio file, named and tagged by
-  /// the sheet where it says more than the file; anything else with the other factory.
+  /// Opens `path`: a cue track from its sheet's start to its end within the audio file, titled by the sheet and
+  /// tagged by it where it says more than the file; anything else with the other factory.
   public func open(_ path: String, order: PlayOrder) throws(PlayerError) -> any AudioDecoder {
     guard let name = CueTrackPath(path), FileKind.of(name.sheet) == .file else {
       return try files.open(path, order: order)
@@ -34,13 +34,14 @@ public struct CueTrackDecoderFactory: AudioDecoderFactory {
     let rate = whole.info.sampleRate
     var info = whole.info
     info.path = path
-    info.title = track.title ?? info.title
+    // The file's own title names the whole file (or its album), not this track.
+    info.title = track.title
     info.artist = track.performer ?? sheet.performer ?? info.artist
     info.album = sheet.title ?? info.album
     info.trackNumber = String(track.number)
     info.date = sheet.date ?? info.date
     return try CueTrackDecoder(
-      whole, start: CueSheet.audioFrame(track.start, sampleRate: rate),
-      end: sheet.end(ofTrack: index).map { CueSheet.audioFrame($0, sampleRate: rate) }, info: info)
+      whole, start: track.start.frame(sampleRate: rate),
+      end: sheet.end(ofTrack: index)?.frame(sampleRate: rate), info: info)
   }
 }

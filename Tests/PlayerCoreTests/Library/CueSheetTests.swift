@@ -1,8 +1,9 @@
 import Foundation
 import PlayerCore
 import PlayerDecoding
-import PlayerLibrary
 import Testing
+
+@testable import PlayerLibrary
 
 /// Cue sheets against real files: the tracks a sheet or a folder gives, and each track decoded as the frames of
 /// its file between its start and the next track's, tagged by the sheet.
@@ -99,6 +100,69 @@ import Testing
     #expect(throws: PlayerError.fileNotFound(path: tree.root + "/none.cue/track01")) {
       try factory.open(tree.root + "/none.cue/track01")
     }
+  }
+
+  /// The ladder with the sheet above inside: as a `CUESHEET` block (`metaflac --import-cuesheet-from`) or as a
+  /// `CUESHEET` comment holding its text.
+  private static func embedded(_ tree: Tree, asBlock: Bool) throws -> String {
+    let flac = try tree.audio("Album/ladder.flac", from: Fixtures.stereoFLAC)
+    let sheet = try tree.text("ladder.cue", CueSheetTests.sheet)
+    let option = asBlock ? "--import-cuesheet-from=" + sheet : "--set-tag-from-file=CUESHEET=" + sheet
+    let metaflac = Process()
+    metaflac.executableURL = URL(fileURLWithPath: "/usr/bin/metaflac")
+    metaflac.arguments = [option, flac]
+    try metaflac.run()
+    metaflac.waitUntilExit()
+    try #require(metaflac.terminationStatus == 0, "metaflac \(option) failed")
+    return flac
+  }
+
+  @Test(
+    .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/metaflac"), "needs metaflac (Debian's flac)"),
+    arguments: [true, false])
+  func aFLACFileWithASheetInsideGivesItsTracksWhenNamed(asBlock: Bool) throws {
+    let tree = try Tree()
+    let flac = try Self.embedded(tree, asBlock: asBlock)
+    let sheet = try #require(FLACCueSheet.read(atPath: flac))
+    let rate = 44_100
+    #expect(sheet.tracks.map { $0.start.frame(sampleRate: rate) } == Array(Self.boundaries.dropLast()))
+    let pregap = sheet.tracks.last?.pregap.map { $0.frame(sampleRate: rate) }
+    #expect(pregap == Int64(2 * 44_100))
+    #expect(FLACCueSheet.read(atPath: Fixtures.stereoFLAC) == nil, "a FLAC file without a sheet has none")
+    let tracks = (1...3).map { flac + "/track0\($0)" }
+    #expect(TrackListExpander().expand([flac]).paths == tracks, "named, it gives its tracks")
+    #expect(TrackListExpander().expand([tree.root + "/Album"]).paths == [flac], "in a folder, it plays whole")
+    let whole = try decodedLeft(Fixtures.stereoFLAC).samples
+    let middle = try CueTrackDecoderFactory(opening: StandardDecoderFactory()).open(tracks[1])
+    let (start, end) = (Int(Self.boundaries[1]), Int(Self.boundaries[2]))
+    #expect(try left(of: middle) == Array(whole[start..<end]))
+    #expect(middle.info.title == (asBlock ? nil : "Middle"), "a block has no titles; the comment's text has")
+  }
+
+  /// A `CUESHEET` block cut short, or one whose tracks go backwards, gives no sheet; the lead-out and data tracks
+  /// give no track.
+  @Test func aCueSheetBlockIsReadWithinItsBytes() {
+    func track(_ number: UInt8, at offset: UInt64, data: Bool = false, indexes: [(UInt8, UInt64)]) -> [UInt8] {
+      var bytes = withUnsafeBytes(of: offset.bigEndian, Array.init) + [number] + Array(repeating: 0, count: 12)
+      bytes += [data ? 0x80 : 0] + Array(repeating: 0, count: 13) + [UInt8(indexes.count)]
+      for (index, at) in indexes { bytes += withUnsafeBytes(of: at.bigEndian, Array.init) + [index, 0, 0, 0] }
+      return bytes
+    }
+    let head = [UInt8](repeating: 0, count: 128 + 8 + 1 + 258)
+    let tracks = [
+      track(1, at: 0, indexes: [(1, 0)]), track(2, at: 1_000, data: true, indexes: [(1, 0)]),
+      track(3, at: 2_000, indexes: [(0, 0), (1, 588)]), track(170, at: 9_000, indexes: [(1, 0)]),
+    ]
+    let block = head + [4] + tracks.joined()
+    let sheet = FLACCueSheet.fromBlock(block)
+    #expect(sheet?.tracks.map(\.number) == [1, 3])
+    #expect(sheet?.tracks.map(\.start) == [.samples(0), .samples(2_588)])
+    #expect(sheet?.tracks.last?.pregap == .samples(2_000))
+    for cut in [0, 100, head.count, block.count - 1] {
+      #expect(FLACCueSheet.fromBlock(Array(block.prefix(cut))) == nil, "cut at \(cut)")
+    }
+    let backwards = head + [2] + track(1, at: 5_000, indexes: [(1, 0)]) + track(2, at: 1_000, indexes: [(1, 0)])
+    #expect(FLACCueSheet.fromBlock(backwards) == nil)
   }
 
   private func left(of decoder: any AudioDecoder) throws -> [Float] {

@@ -105,7 +105,9 @@ import Testing
   @Test func filesPassThroughAsNamedEvenWhenMissing() {
     let named = ["/no/such.flac", Fixtures.shortFLAC]
     #expect(TrackListExpander().expand(named).paths == named)
-    #expect(!TrackListExpander.needsExpansion(named))
+    #expect(!TrackListExpander.needsExpansion(["/no/such.wav", Fixtures.stereoWAV]))
+    #expect(
+      TrackListExpander.needsExpansion(named), "a FLAC file may hold a cue sheet: looked at off the socket's loop")
   }
 
   @Test func collectingStopsPastTheLimitSoTheQueueRefusesIt() throws {

@@ -36,17 +36,19 @@ import Testing
     #expect(sheet.tracks.map(\.performer) == [nil, "Björk & the Icelandic String Octet", nil])
     #expect(sheet.tracks.allSatisfy { $0.file == "Björk - Homogenic.flac" })
     // mm:ss:ff, 75 frames a second.
-    #expect(sheet.tracks.map(\.start) == [0, (4 * 60 + 15) * 75, (9 * 60 + 20) * 75 + 74])
-    #expect(sheet.tracks[1].pregap == (4 * 60 + 13) * 75 + 70)
+    #expect(
+      sheet.tracks.map(\.start) == [0, (4 * 60 + 15) * 75, (9 * 60 + 20) * 75 + 74].map(CueSheet.Position.cdFrames))
+    #expect(sheet.tracks[1].pregap == .cdFrames((4 * 60 + 13) * 75 + 70))
     // A track ends where the next one's INDEX 01 begins: the pregap plays as the end of the track before it.
     #expect(sheet.end(ofTrack: 0) == sheet.tracks[1].start)
     #expect(sheet.end(ofTrack: 2) == nil, "the last track plays to the end of its file")
   }
 
   @Test func cdFramesAreExactAudioFramesAtTheCommonRates() {
-    #expect(CueSheet.audioFrame(1, sampleRate: 44_100) == 588)
-    #expect(CueSheet.audioFrame(75, sampleRate: 48_000) == 48_000)
-    #expect(CueSheet.audioFrame(155, sampleRate: 96_000) == 198_400)
+    #expect(CueSheet.Position.cdFrames(1).frame(sampleRate: 44_100) == 588)
+    #expect(CueSheet.Position.cdFrames(75).frame(sampleRate: 48_000) == 48_000)
+    #expect(CueSheet.Position.cdFrames(155).frame(sampleRate: 96_000) == 198_400)
+    #expect(CueSheet.Position.samples(12_345).frame(sampleRate: 96_000) == 12_345)
   }
 
   @Test func severalFilesEachTrackInTheFileOfItsStart() {
@@ -65,7 +67,7 @@ import Testing
       """)
     #expect(sheet.tracks.map(\.file) == ["one.wav", "two.wav", "two.wav"])
     #expect(sheet.end(ofTrack: 0) == nil, "the next track starts in another file: this one plays to its end")
-    #expect(sheet.end(ofTrack: 1) == 4 * 60 * 75)
+    #expect(sheet.end(ofTrack: 1) == .cdFrames(4 * 60 * 75))
     #expect(sheet.problems.isEmpty)
   }
 
@@ -101,7 +103,7 @@ import Testing
       INDEX 01 03:00:00
       """)
     #expect(sheet.tracks.map(\.number) == [2], "track 3 is data; tracks 1, 4 and 5 are refused")
-    #expect(sheet.tracks.first?.start == 60 * 75)
+    #expect(sheet.tracks.first?.start == .cdFrames(60 * 75))
     #expect(
       sheet.problems.map(\.line) == [1, 2, 5, 9, 11, 13],
       "\(sheet.problems.map { "\($0.line): \($0.reason)" })")
