@@ -48,7 +48,7 @@ ALONE := PulseStreamCycleTests
 test:
 	@scripts/install-deps tmux
 	@scripts/with-pulse-sandbox bash -c 'set -o pipefail; $(SWIFT) build --build-tests && $(SWIFT) build --product generate-manual && { $(SWIFT) test --skip-build --skip $(ALONE) && $(SWIFT) test --skip-build --filter $(ALONE); } 2>&1 | tee .build/test.log'
-	@scripts/test-skips .build/test.log
+	@scripts/test-skips --flavour pulse .build/test.log
 
 # The suites that play through a server, against the servers users run besides the default sandbox (see
 # scripts/pulse-sandbox): a plain PulseAudio null sink, and headless PipeWire with WirePlumber at its 48 kHz
@@ -64,7 +64,8 @@ test-servers:
 	set -o pipefail; SPLAY_SANDBOX=pipewire scripts/with-pulse-sandbox $(SERVERS_TEST) 2>&1 | tee .build/test-pipewire.log
 	set -o pipefail; SPLAY_SANDBOX=pipewire SPLAY_SANDBOX_RATE=44100 scripts/with-pulse-sandbox $(SERVERS_TEST) 2>&1 \
 	  | tee .build/test-pipewire-44100.log
-	@for flavour in pulse-plain pipewire pipewire-44100; do echo "$$flavour:"; scripts/test-skips .build/test-$$flavour.log; done
+	@status=0; for flavour in pulse-plain pipewire pipewire-44100; do echo "$$flavour:"; \
+	  scripts/test-skips --flavour $$flavour .build/test-$$flavour.log || status=1; done; exit $$status
 
 # The Futures, PlayerCore and ControlProtocol suites (PulseAudio integration tests included, against the private
 # server) under ThreadSanitizer, in their own build folder so the main build stays as it is. Futures alone first:
