@@ -93,7 +93,7 @@ import Testing
       """#
     let fake = try ChildProcess(["/usr/bin/python3", "-c", script, socket])
     defer { unlink(socket) }
-    for _ in 0..<500 where !FileManager.default.fileExists(atPath: socket) { usleep(10_000) }
+    FileAppearance.wait(for: socket)
     _ = fake
     let follow = try Splay.run(["ctl", "--socket", socket, "follow", "--json"])
     #expect(follow.status == 1, "\(follow.stderr)")

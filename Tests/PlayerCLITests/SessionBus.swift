@@ -32,7 +32,7 @@ final class SessionBus {
     address = "unix:path=" + socket
     daemon = try ChildProcess(
       [Self.tool("dbus-daemon")!, "--session", "--nofork", "--nopidfile", "--address=" + address])
-    for _ in 0..<500 where !FileManager.default.fileExists(atPath: socket) { usleep(10_000) }
+    FileAppearance.wait(for: socket)
   }
 
   // SIGKILL: the daemon inherits the signal mask of the test's thread, where SIGTERM may be blocked, and

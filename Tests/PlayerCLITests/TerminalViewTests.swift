@@ -39,7 +39,7 @@ struct TerminalViewTests {
       _ = try Tmux.waitForScreen(session) { Self.volume(on: $0) == louder - 5 }
       try Tmux.run(["send-keys", "-t", session, "q"])
       let stty = "/tmp/\(session).stty"
-      for _ in 0..<300 where !FileManager.default.fileExists(atPath: stty) { usleep(10_000) }
+      FileAppearance.wait(for: stty, within: 3)
       let settings = try String(contentsOfFile: stty, encoding: .utf8)
       try? FileManager.default.removeItem(atPath: stty)
       #expect(settings.contains(" icanon") && settings.contains(" echo"), "the terminal is back in cooked mode")
@@ -70,6 +70,44 @@ struct TerminalViewTests {
         ["0:00", "0:01"].contains { Self.clock(in: screen).hasPrefix($0) }
       }
       #expect(restarted.contains("sweep-30s.flac") && restarted.contains("splay — playing"))
+      try Tmux.run(["send-keys", "-t", session, "q"])
+    }
+  }
+
+  /// `/` finds a track in the queue by words of its path, accents and case ignored (typed as UTF-8), and Enter
+  /// plays it; a query without a match closes on Enter and changes nothing.
+  @Test func slashFindsATrackInTheQueueAndEnterPlaysIt() async throws {
+    try await ExclusiveSink.run {
+      let scratch = try ScratchDirectory("splay-find")
+      for name in ["01 Alpha.flac", "02 Björk Beta.flac", "03 Gamma.flac"] {
+        try FileManager.default.copyItem(
+          atPath: Splay.fixture("media/sweep-30s.flac"), toPath: scratch.path + "/" + name)
+      }
+      let session = "splay-find-\(getpid())"
+      try Tmux.run([
+        "new-session", "-d", "-s", session, "-x", "120", "-y", "20", "-e",
+        "PULSE_SERVER=\(PulseEnvironment.server ?? "")", "\(Splay.binary) play '\(scratch.path)'; sleep 30",
+      ])
+      defer { Tmux.end(session) }
+      _ = try Tmux.waitForScreen(session) { $0.contains("splay — playing") && $0.contains("track 1/3") }
+      try Tmux.run(["send-keys", "-t", session, "/"])
+      _ = try Tmux.waitForScreen(session) { $0.contains("find in the queue") }
+      try Tmux.run(["send-keys", "-t", session, "-l", "BJÖRK be"])
+      let found = try Tmux.waitForScreen(session) { $0.contains("1 of 1: #2") }
+      #expect(found.contains("/BJÖRK be"), "the query as typed:\n\(found)")
+      #expect(found.contains("track 1/3"), "typing plays nothing")
+      try Tmux.run(["send-keys", "-t", session, "Enter"])
+      let jumped = try Tmux.waitForScreen(session) { $0.contains("track 2/3") && $0.contains("splay — playing") }
+      #expect(jumped.contains("02 Björk Beta.flac"))
+      #expect(!jumped.contains("find in the queue"), "the prompt closed")
+      try Tmux.run(["send-keys", "-t", session, "/", "a"])
+      let two = try Tmux.waitForScreen(session) { $0.contains("of 3: #3") }
+      #expect(two.contains("1 of 3: #3"), "what comes next first:\n\(two)")
+      try Tmux.run(["send-keys", "-t", session, "-l", "zzz"])
+      _ = try Tmux.waitForScreen(session) { $0.contains("no match") }
+      try Tmux.run(["send-keys", "-t", session, "Enter"])
+      _ = try Tmux.waitForScreen(session) { !$0.contains("no match") }
+      #expect(try Tmux.capture(session).contains("track 2/3"), "no match plays nothing")
       try Tmux.run(["send-keys", "-t", session, "q"])
     }
   }
@@ -253,7 +291,7 @@ struct TerminalViewTests {
       try Tmux.run(["send-keys", "-t", session, "C-c"])
       // `$?` after `fg` is the job's exit status.
       try Tmux.run(["send-keys", "-t", session, "echo $? > '\(status)'", "Enter"])
-      for _ in 0..<250 where !FileManager.default.fileExists(atPath: status) { usleep(20_000) }
+      FileAppearance.wait(for: status)
       let code = try String(contentsOfFile: status, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
       #expect(code == "130", "Ctrl-C exits 130")
     }

@@ -11,7 +11,8 @@ struct PlayCommand: AsyncParsableCommand {
     abstract: "Play audio files, folders and playlists in order, then exit.",
     discussion: """
       On a terminal, a live view shows the confirmed state; keys: space pause/resume, ←/→ seek −5/+5 s, \
-      ↓/↑ −60/+60 s, +/- volume, m mute, n/p next/previous, r repeat, s shuffle, q quit.
+      ↓/↑ −60/+60 s, +/- volume, m mute, n/p next/previous, r repeat, s shuffle, / find in the queue (Enter \
+      plays the match, Tab the next one), q quit.
       Otherwise (or with --json), every published state is printed as one JSON object per line.
       A folder plays the audio files under it in natural order (2 before 10); an .m3u, .m3u8 or .pls playlist \
       plays its entries; a .cue sheet plays its tracks (ALBUM.cue/track03 names one), and a folder holding one \

@@ -6,6 +6,9 @@ import Glibc
 enum Key: Equatable {
   case character(Character)
   case left, right, up, down
+  case enter, backspace, tab
+  /// Esc, read once the key after it has come (alone, it may begin an arrow's sequence).
+  case escape
   case interrupt
   case suspend
 }
@@ -39,7 +42,7 @@ final class KeyReader: Sendable {
     guard let first = bytes.first else { return nil }
     if first == 0x1B {
       guard bytes.count >= 2 else { return nil }
-      guard bytes[1] == UInt8(ascii: "[") || bytes[1] == UInt8(ascii: "O") else { return (nil, 1) }
+      guard bytes[1] == UInt8(ascii: "[") || bytes[1] == UInt8(ascii: "O") else { return (.escape, 1) }
       guard bytes.count >= 3 else { return nil }
       switch bytes[2] {
       case UInt8(ascii: "A"): return (.up, 3)
@@ -49,9 +52,33 @@ final class KeyReader: Sendable {
       default: return (nil, 3)
       }
     }
-    if first == 0x03 { return (.interrupt, 1) }
-    if first == 0x1A { return (.suspend, 1) }
-    if first < 0x80 { return (.character(Character(Unicode.Scalar(first))), 1) }
-    return (nil, 1)
+    switch first {
+    case 0x03: return (.interrupt, 1)
+    case 0x1A: return (.suspend, 1)
+    case 0x0D, 0x0A: return (.enter, 1)
+    case 0x7F, 0x08: return (.backspace, 1)
+    case 0x09: return (.tab, 1)
+    case ..<0x20: return (nil, 1)
+    case ..<0x80: return (.character(Character(Unicode.Scalar(first))), 1)
+    default: return utf8Character(bytes)
+    }
+  }
+
+  /// A character of several UTF-8 bytes (typed in a query: `ö`, `東`): nil while bytes are missing; a byte that
+  /// cannot begin or continue one is dropped.
+  static func utf8Character(_ bytes: [UInt8]) -> (Key?, Int)? {
+    let length =
+      switch bytes[0] {
+      case 0xC2...0xDF: 2
+      case 0xE0...0xEF: 3
+      case 0xF0...0xF4: 4
+      default: 0
+      }
+    guard length > 0 else { return (nil, 1) }
+    guard bytes.count >= length else { return nil }
+    guard let text = String(validating: bytes[0..<length], as: UTF8.self), let character = text.first else {
+      return (nil, 1)
+    }
+    return (.character(character), length)
   }
 }

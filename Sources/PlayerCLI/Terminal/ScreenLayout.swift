@@ -15,7 +15,8 @@ struct ScreenLayout {
   var width: Int
 
   /// The most used first: a narrow terminal cuts the line from its end.
-  static let keys = "space pause  q quit  ←/→ ±5 s  ↓/↑ ±60 s  +/- volume  m mute  n/p next/prev  r repeat  s shuffle"
+  static let keys =
+    "space pause  q quit  ←/→ ±5 s  ↓/↑ ±60 s  +/- volume  m mute  n/p next/prev  r repeat  s shuffle  / find"
 
   /// Every line of the view, top to bottom, none wider than `width` columns.
   var lines: [String] {

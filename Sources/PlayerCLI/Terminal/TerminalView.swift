@@ -25,6 +25,8 @@ final class TerminalView: PlaybackView {
     var size: (columns: Int, rows: Int) = (0, 0)
     /// The last frame written: the same frame again is not written.
     var frame = ""
+    /// The `/` prompt while it is open.
+    var search: SearchPrompt?
   }
 
   private let controller: PlayerController
@@ -147,6 +149,11 @@ final class TerminalView: PlaybackView {
   // MARK: Keys
 
   private func handle(_ key: Key) {
+    if key != .interrupt, key != .suspend, let outcome = searching(key) {
+      if case .play(let index) = outcome { send(.jump(toIndex: index), label: "track \(index + 1)…") }
+      renderQueue.async { [weak self] in self?.render() }
+      return
+    }
     switch key {
     case .character(" "): send(.toggle, label: controller.state.status == .playing ? "pausing…" : "resuming…")
     case .left: send(.seek(.relative(-5)), label: "seeking −5 s…")
@@ -165,9 +172,22 @@ final class TerminalView: PlaybackView {
     case .character("n"), .character(">"): send(.next, label: "next track…")
     case .character("p"), .character("<"): previousOrRestart()
     case .character("q"), .character("Q"): onQuit()
+    case .character("/"):
+      screen.withLock { $0.search = SearchPrompt() }
+      renderQueue.async { [weak self] in self?.render() }
     case .interrupt: interrupt()
     case .suspend: suspend()
     default: break
+    }
+  }
+
+  /// Gives `key` to the `/` prompt when it is open, closing it when the key did; nil when it is not open.
+  private func searching(_ key: Key) -> SearchPrompt.Outcome? {
+    screen.withLock { s -> SearchPrompt.Outcome? in
+      guard var search = s.search else { return nil }
+      let outcome = search.take(key, in: s.state)
+      s.search = outcome == .editing ? search : nil
+      return outcome
     }
   }
 
@@ -206,7 +226,7 @@ final class TerminalView: PlaybackView {
 
   private func render() {
     let (state, pending, notice, held, skipped) = screen.withLock {
-      ($0.state, $0.inFlight.label, $0.notice, $0.inFlight.held, $0.skipped)
+      ($0.state, $0.inFlight.label, $0.search?.line(in: $0.state) ?? $0.notice, $0.inFlight.held, $0.skipped)
     }
     let size = Self.terminalSize()
     let position =

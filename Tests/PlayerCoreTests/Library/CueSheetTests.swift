@@ -1,3 +1,4 @@
+import AudioTestSupport
 import Foundation
 import PlayerCore
 import PlayerDecoding
@@ -108,12 +109,8 @@ import Testing
     let flac = try tree.audio("Album/ladder.flac", from: Fixtures.stereoFLAC)
     let sheet = try tree.text("ladder.cue", CueSheetTests.sheet)
     let option = asBlock ? "--import-cuesheet-from=" + sheet : "--set-tag-from-file=CUESHEET=" + sheet
-    let metaflac = Process()
-    metaflac.executableURL = URL(fileURLWithPath: "/usr/bin/metaflac")
-    metaflac.arguments = [option, flac]
-    try metaflac.run()
-    metaflac.waitUntilExit()
-    try #require(metaflac.terminationStatus == 0, "metaflac \(option) failed")
+    let result = try ChildProcess.run(["/usr/bin/metaflac", option, flac], timeout: 30)
+    try #require(result.status == 0, "metaflac \(option) failed: \(result.stderr)")
     return flac
   }
 

@@ -1,0 +1,58 @@
+import PlayerCore
+
+/// The live view's `/`: a query typed at the bottom of the view, the tracks of the queue it matches
+/// (``QueueSearch``), and which of them Enter plays. The queue itself stays as it is.
+struct SearchPrompt {
+  /// What a key did to the prompt.
+  enum Outcome: Equatable {
+    /// Still typing or choosing.
+    case editing
+    /// Closed without a choice.
+    case closed
+    /// Closed with a choice: play the track at this index of the queue.
+    case play(Int)
+  }
+
+  private(set) var query = ""
+  /// The matching indexes, what comes next in the queue first.
+  private(set) var matches: [Int] = []
+  /// Which of the matches Enter plays.
+  private(set) var selected = 0
+  private var search = QueueSearch()
+
+  /// Takes `key` with the player in `state`: characters extend the query, Backspace shortens it (or closes an
+  /// empty prompt), Tab and ↓ choose the next match and ↑ the one before, Enter plays the chosen one, Esc closes.
+  mutating func take(_ key: Key, in state: PlayerState) -> Outcome {
+    switch key {
+    case .character(let character) where !character.isNewline:
+      query.append(character)
+    case .backspace:
+      guard !query.isEmpty else { return .closed }
+      query.removeLast()
+    case .tab, .down:
+      if !matches.isEmpty { selected = (selected + 1) % matches.count }
+      return .editing
+    case .up:
+      if !matches.isEmpty { selected = (selected + matches.count - 1) % matches.count }
+      return .editing
+    case .enter:
+      return matches.isEmpty ? .closed : .play(matches[selected])
+    case .escape, .interrupt:
+      return .closed
+    default:
+      return .editing
+    }
+    matches = search.matches(of: query, in: state)
+    selected = 0
+    return .editing
+  }
+
+  /// The prompt's line: the query, how many tracks match, and the one Enter plays (its number and path).
+  func line(in state: PlayerState) -> String {
+    let prompt = "/" + query + "█"
+    guard !query.isEmpty else { return prompt + "   find in the queue: words of a path; Enter plays, Esc closes" }
+    guard !matches.isEmpty, matches[selected] < state.queue.count else { return prompt + "   no match" }
+    let index = matches[selected]
+    return prompt + "   \(selected + 1) of \(matches.count): #\(index + 1) " + state.queue[index]
+  }
+}
