@@ -24,6 +24,12 @@ public struct CueSheetFile: Sendable {
   /// file does when it cannot be read, and for any other file.
   public init(path: String) throws(PlayerError) {
     self.path = path
+    // Opening a FIFO would wait for a writer: only regular files are read.
+    switch FileKind.of(path) {
+    case .file: break
+    case .missing: throw .fileNotFound(path: path)
+    default: throw .notAFile(path: path)
+    }
     guard Self.isSheet(path) else {
       guard let sheet = FLACCueSheet.read(atPath: path) else {
         throw .unsupportedFormat(path: path, detail: "no cue sheet inside this file")

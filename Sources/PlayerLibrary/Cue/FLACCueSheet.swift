@@ -14,10 +14,14 @@ public enum FLACCueSheet {
 
   /// The sheet inside the FLAC file at `path`; nil when it has none, or is not a FLAC file.
   public static func read(atPath path: String) -> CueSheet? {
-    let fd = open(path, O_RDONLY | O_CLOEXEC)
+    // Not blocking: a FIFO named like a FLAC file is refused at once by the check below, not waited on.
+    let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
     guard fd >= 0 else { return nil }
     defer { close(fd) }
-    guard let head = try? MP4File.read(fd, at: 0, count: 4), head.elementsEqual("fLaC".utf8) else { return nil }
+    var st = stat()
+    guard fstat(fd, &st) == 0, st.st_mode & S_IFMT == S_IFREG, let head = try? MP4File.read(fd, at: 0, count: 4),
+      head.elementsEqual("fLaC".utf8)
+    else { return nil }
     for body in FLACMetadata.bodies(of: .cueSheet, fd) {
       if let sheet = fromBlock(body) { return sheet }
     }

@@ -16,13 +16,7 @@ struct PulseCueTests {
     output: PulseOutput(), decoders: CueTrackDecoderFactory(opening: StandardDecoderFactory()))
 
   @Test func aSheetsTracksPlayAsTheirFileWithoutAGapAndEachIsPublishedAtItsStart() async throws {
-    // A second attempt only when the first recording holds a silent gap (the ladder has none): a server
-    // starved of CPU drops a cycle, which no player can prevent.
-    var attempt = 1
-    while try await run(lastAttempt: attempt == 2) {
-      print("PulseCueTests: attempt \(attempt) met a dropout at the sink (a silent gap); trying again")
-      attempt += 1
-    }
+    try await BackToBack.retryingOnceAfterADropout("PulseCueTests", run)
   }
 
   /// One run of the test above; returns true when it should be run again.
@@ -45,25 +39,11 @@ struct PulseCueTests {
       let ended = await published(by: controller, within: 15) { $0.status == .ended }
       let recording = recorder.stop()
       #expect(ended?.index == 2)
-      let left = recording.left
-      let start = try #require(recording.firstAudibleFrame(), "no audio reached the sink")
-      let dropout = recording.firstSilentFrame(after: start, lasting: 44).map { $0 < start + reference.count - 44 }
-      let retry = dropout == true && !lastAttempt
-      if PulseEnvironment.inexactRecording == nil {
-        let match = SignalAnalysis.bestOffset(of: reference, in: left, range: max(0, start - 200)..<(start + 200))
-        let difference = SignalAnalysis.maximumDifference(left, offset: match.offset, reference: reference)
-        if retry, match.error >= 1e-4 || difference >= 1e-4 { return true }
-        #expect(
-          difference < 1e-4, "the three tracks back to back are the file: nothing lost or repeated (\(difference))")
-      } else {
-        // Resampled: the 4,096 frames around each boundary, as one piece, are in the recording.
-        for boundary in CueSheetTests.boundaries.dropFirst().dropLast().map(Int.init) {
-          let around = Array(reference[(boundary - 2048)..<(boundary + 2048)])
-          let match = SignalAnalysis.correlate(
-            around, in: left, range: max(0, start - 2_205)..<(start + boundary + 4_410))
-          if retry, match.correlation <= 0.95 { return true }
-          #expect(match.correlation > 0.95, "track boundary at frame \(boundary): no gap, no repeat")
-        }
+      let boundaries = CueSheetTests.boundaries.dropFirst().dropLast().map(Int.init)
+      if try BackToBack.judge(
+        recording, holds: reference, boundaries: boundaries, lastAttempt: lastAttempt, "the three tracks are the file")
+      {
+        return true
       }
       // Each track was published playing, from its first frame on, within 100 ms of it.
       let published = starts.withLock { $0 }

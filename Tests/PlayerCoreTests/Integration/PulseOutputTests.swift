@@ -45,10 +45,8 @@ struct PulseOutputTests {
       "needs a monitor that records exactly: the pulse sandbox, or PipeWire at 44.1 kHz"),
     arguments: ["ladder-44k-stereo.wav", "ladder-44k-stereo.flac"])
   func losslessFilesReachTheSinkSampleExactAtUnityGain(name: String) async throws {
-    var attempt = 1
-    while try await losslessRun(name, lastAttempt: attempt == 2) {
-      print("PulseOutputTests: lossless attempt \(attempt) met a dropout at the sink (a silent gap); trying again")
-      attempt += 1
+    try await BackToBack.retryingOnceAfterADropout("PulseOutputTests: lossless") { lastAttempt in
+      try await losslessRun(name, lastAttempt: lastAttempt)
     }
   }
 
@@ -106,13 +104,7 @@ struct PulseOutputTests {
   }
 
   @Test func sameFormatTracksFollowEachOtherWithoutAGap() async throws {
-    // A second attempt only when the first recording holds a silent gap (the ladder has none): a server
-    // starved of CPU (PipeWire's graph under a loaded machine) drops a cycle, which no player can prevent.
-    var attempt = 1
-    while try await gaplessRun(lastAttempt: attempt == 2) {
-      print("PulseOutputTests: gapless attempt \(attempt) met a dropout at the sink (a silent gap); trying again")
-      attempt += 1
-    }
+    try await BackToBack.retryingOnceAfterADropout("PulseOutputTests: gapless", gaplessRun)
   }
 
   /// One run of the test above; returns true when it should be run again.
@@ -132,25 +124,11 @@ struct PulseOutputTests {
       let recording = recorder.stop()
       #expect(ended?.status == .ended)
       #expect(ended?.index == 1)
-      let left = recording.left
-      let start = try #require(recording.firstAudibleFrame(), "no audio reached the sink")
-      let dropout = recording.firstSilentFrame(after: start, lasting: 44).map { $0 < start + reference.count - 44 }
-      let retry = dropout == true && !lastAttempt
-      if PulseEnvironment.inexactRecording == nil {
-        let match = SignalAnalysis.bestOffset(of: reference, in: left, range: max(0, start - 200)..<(start + 200))
-        let difference = SignalAnalysis.maximumDifference(left, offset: match.offset, reference: reference)
-        if retry, match.error >= 1e-4 || difference >= 1e-4 { return true }
-        #expect(match.error < 1e-4, "the sink got other samples than the first file's")
-        #expect(
-          difference < 1e-4, "both files back to back, no gap, nothing lost or repeated (max difference \(difference))")
-      } else {
-        // Resampled: the 4,096 frames around the boundary, as one piece, are in the recording. A gap or repeat of
-        // 1 ms would shift half of them by a period's worth of phase at these frequencies.
-        let boundary = try decodedLeft(Fixtures.media(names[0])).samples.count
-        let around = Array(reference[(boundary - 2048)..<(boundary + 2048)])
-        let joined = locate(around, in: left, range: max(0, start - 2_205)..<(start + boundary + 4_410))
-        if retry, !joined.found { return true }
-        #expect(joined.found, "the second file follows the first without a gap or a repeat")
+      let boundary = try decodedLeft(Fixtures.media(names[0])).samples.count
+      if try BackToBack.judge(
+        recording, holds: reference, boundaries: [boundary], lastAttempt: lastAttempt, "both files back to back")
+      {
+        return true
       }
       // The change of track was confirmed while playing, from the boundary on, before the end.
       let first = try #require(changes.withLock { $0.first }, "the second track was never published")
@@ -168,11 +146,7 @@ struct PulseOutputTests {
   func aSeekBackIntoATrackWhoseSuccessorWasDecodedStillPlaysTheSuccessorFromItsStart() async throws {
     // A second attempt only when the first was starved (a silent gap inside audio that has none): the
     // comparison is sample-exact, and a neighbour suite can hold both CPUs past the buffer.
-    var attempt = 1
-    while try await seekBackIntoADecodedSuccessor(lastAttempt: attempt == 2) {
-      print("PulseOutputTests: attempt \(attempt) was starved into an underrun (a silent gap); trying again")
-      attempt += 1
-    }
+    try await BackToBack.retryingOnceAfterADropout("PulseOutputTests: seek back", seekBackIntoADecodedSuccessor)
   }
 
   /// One run of the test above; returns true when it should be run again (starved, not the last attempt).

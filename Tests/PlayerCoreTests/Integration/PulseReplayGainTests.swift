@@ -154,10 +154,8 @@ final class PulseReplayGainTests {
     let factor = Float(pow(10, -6.0206 / 20))
     let reference = try names.flatMap { try decodedLeft(Fixtures.media($0)).samples.map { $0 * factor } }
     let boundary = try decodedLeft(Fixtures.media(names[0])).samples.count
-    var attempt = 1
-    while try await albumRun(paths, reference: reference, boundary: boundary, lastAttempt: attempt == 2) {
-      print("PulseReplayGainTests: attempt \(attempt) met a dropout at the sink (a silent gap); trying again")
-      attempt += 1
+    try await BackToBack.retryingOnceAfterADropout("PulseReplayGainTests") { lastAttempt in
+      try await albumRun(paths, reference: reference, boundary: boundary, lastAttempt: lastAttempt)
     }
   }
 
@@ -183,22 +181,11 @@ final class PulseReplayGainTests {
       let second = try #require(states.withLock { $0.first { $0.index == 1 } }, "the second track was never published")
       #expect(second.status == .playing, "the change of track came while playing: one stream, no stop between")
       #expect(second.track?.gain == AppliedGain(decibels: -6.0206, source: .album))
-      let left = recording.left
-      let start = try #require(recording.firstAudibleFrame(), "no audio reached the sink")
-      let dropout = recording.firstSilentFrame(after: start, lasting: 44).map { $0 < start + reference.count - 44 }
-      let retry = dropout == true && !lastAttempt
-      if PulseEnvironment.inexactRecording == nil {
-        let match = SignalAnalysis.bestOffset(of: reference, in: left, range: max(0, start - 200)..<(start + 200))
-        let difference = SignalAnalysis.maximumDifference(left, offset: match.offset, reference: reference)
-        if retry, difference >= 1e-4 { return true }
-        #expect(difference < 1e-4, "both files at the album gain, back to back (max difference \(difference))")
-      } else {
-        // Resampled: the 4,096 frames around the boundary are in the recording as one piece.
-        let around = Array(reference[(boundary - 2048)..<(boundary + 2048)])
-        let match = SignalAnalysis.correlate(
-          around, in: left, range: max(0, start - 2_205)..<(start + boundary + 4_410))
-        if retry, match.correlation <= 0.95 { return true }
-        #expect(match.correlation > 0.95, "the second file follows the first without a gap or a repeat")
+      if try BackToBack.judge(
+        recording, holds: reference, boundaries: [boundary], lastAttempt: lastAttempt,
+        "both files at the album gain, back to back")
+      {
+        return true
       }
       return false
     }

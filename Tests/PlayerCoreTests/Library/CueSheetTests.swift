@@ -43,6 +43,8 @@ import Testing
     let tree = try Tree()
     let sheet = try Self.album(tree)
     try tree.audio("Album/a-first.flac", from: Fixtures.shortFLAC)
+    // A FIFO named like a sheet is not opened (it would wait for a writer).
+    #expect(mkfifo(tree.root + "/Album/pipe.cue", 0o600) == 0)
     let list = TrackListExpander().expand([tree.root + "/Album"])
     let album = tree.root + "/Album/"
     #expect(
