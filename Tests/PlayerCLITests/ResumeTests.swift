@@ -243,10 +243,9 @@ import Testing
     try await ExclusiveSink.run {
       let home = try Home()
       let tmuxSession = "splay-resume-\(getpid())"
-      try Tmux.run([
-        "new-session", "-d", "-s", tmuxSession, "-x", "100", "-y", "20", "-e", "XDG_STATE_HOME=\(home.scratch.path)",
-        "-e", "PULSE_SERVER=\(PulseEnvironment.server ?? "")", "\(Splay.binary) play \(Self.tracks[2]); sleep 30",
-      ])
+      try Tmux.start(
+        tmuxSession, environment: ["XDG_STATE_HOME=\(home.scratch.path)"],
+        "\(Splay.binary) play \(Self.tracks[2]); sleep 30")
       defer { Tmux.end(tmuxSession) }
       _ = try Tmux.waitForScreen(tmuxSession) { $0.contains("splay — playing") && $0.contains("0:01 /") }
       try Tmux.run(["send-keys", "-t", tmuxSession, " "])

@@ -16,10 +16,7 @@ struct TerminalViewTests {
         // Written aside and renamed, so that the test never reads a file the shell has created but stty has
         // not written yet.
         + "stty -a > /tmp/\(session).partial && mv /tmp/\(session).partial /tmp/\(session).stty; sleep 30"
-      try Tmux.run([
-        "new-session", "-d", "-s", session, "-x", "100", "-y", "20", "-e",
-        "PULSE_SERVER=\(PulseEnvironment.server ?? "")", command,
-      ])
+      try Tmux.start(session, command)
       defer { Tmux.end(session) }
       // The bar fills as the confirmed position is interpolated: wait for its first step.
       let playing = try Tmux.waitForScreen(session) { $0.contains("splay — playing") && $0.contains("[=") }
@@ -53,10 +50,7 @@ struct TerminalViewTests {
     try await ExclusiveSink.run {
       let session = "splay-back-\(getpid())"
       let files = ["media/sweep-30s.flac", "media/sweep-30s.mp3"].map(Splay.fixture).joined(separator: " ")
-      try Tmux.run([
-        "new-session", "-d", "-s", session, "-x", "100", "-y", "20", "-e",
-        "PULSE_SERVER=\(PulseEnvironment.server ?? "")", "\(Splay.binary) play \(files); sleep 30",
-      ])
+      try Tmux.start(session, "\(Splay.binary) play \(files); sleep 30")
       defer { Tmux.end(session) }
       _ = try Tmux.waitForScreen(session) { $0.contains("splay — playing") && $0.contains("sweep-30s.flac") }
       try Tmux.run(["send-keys", "-t", session, "n"])
@@ -84,10 +78,7 @@ struct TerminalViewTests {
           atPath: Splay.fixture("media/sweep-30s.flac"), toPath: scratch.path + "/" + name)
       }
       let session = "splay-find-\(getpid())"
-      try Tmux.run([
-        "new-session", "-d", "-s", session, "-x", "120", "-y", "20", "-e",
-        "PULSE_SERVER=\(PulseEnvironment.server ?? "")", "\(Splay.binary) play '\(scratch.path)'; sleep 30",
-      ])
+      try Tmux.start(session, columns: 120, "\(Splay.binary) play '\(scratch.path)'; sleep 30")
       defer { Tmux.end(session) }
       _ = try Tmux.waitForScreen(session) { $0.contains("splay — playing") && $0.contains("track 1/3") }
       try Tmux.run(["send-keys", "-t", session, "/"])
@@ -151,10 +142,7 @@ struct TerminalViewTests {
       let title = "日本語のとても長いタイトル 🎵🎶 und ein sehr langer Name, der nicht passt"
       try ToneTracks.write(step: 2, to: scratch.path + "/\(title).wav", quarters: 60)
       let session = "splay-width-\(getpid())"
-      try Tmux.run([
-        "-u", "new-session", "-d", "-s", session, "-x", "40", "-y", "20", "-e", "LANG=C.UTF-8", "-e",
-        "PULSE_SERVER=\(PulseEnvironment.server ?? "")", "\(Splay.binary) play '\(scratch.path)'; sleep 30",
-      ])
+      try Tmux.start(session, columns: 40, utf8: true, "\(Splay.binary) play '\(scratch.path)'; sleep 30")
       defer { Tmux.end(session) }
       _ = try Tmux.waitForScreen(session) { $0.contains("splay — playing") }
       for columns in [40, 100, 200, 40] {
@@ -203,11 +191,9 @@ struct TerminalViewTests {
 
   /// Starts `splay play` on the 30 s sweep in a new tmux session and waits until its clock shows 0:01.
   private static func playTheSweep(in session: String, columns: Int, deadline: Int) throws {
-    try Tmux.run([
-      "new-session", "-d", "-s", session, "-x", "\(columns)", "-y", "20", "-e",
-      "PULSE_SERVER=\(PulseEnvironment.server ?? "")",
-      "\(Splay.binary) play --deadline \(deadline) \(Splay.fixture("media/sweep-30s.flac")); sleep 30",
-    ])
+    try Tmux.start(
+      session, columns: columns,
+      "\(Splay.binary) play --deadline \(deadline) \(Splay.fixture("media/sweep-30s.flac")); sleep 30")
     _ = try Tmux.waitForScreen(session) { $0.contains("splay — playing") && $0.contains(" 0:01 / 0:30") }
   }
 
@@ -227,11 +213,9 @@ struct TerminalViewTests {
       try Data("not audio at all".utf8).write(to: URL(fileURLWithPath: deep + "/garbage.flac"))
       try ToneTracks.write(step: 2, to: scratch.path + "/tone.wav", quarters: 40)
       let session = "splay-problem-\(getpid())"
-      try Tmux.run([
-        "-u", "new-session", "-d", "-s", session, "-x", "80", "-y", "20", "-e", "LANG=C.UTF-8", "-e",
-        "PULSE_SERVER=\(PulseEnvironment.server ?? "")",
-        "\(Splay.binary) play '\(scratch.path)/tone.wav' '\(deep)/garbage.flac'; sleep 30",
-      ])
+      try Tmux.start(
+        session, columns: 80, utf8: true,
+        "\(Splay.binary) play '\(scratch.path)/tone.wav' '\(deep)/garbage.flac'; sleep 30")
       defer { Tmux.end(session) }
       let screen = try Tmux.waitForScreen(session) { $0.contains("problem: ") }
       let line = try #require(screen.split(separator: "\n").first { $0.hasPrefix("problem: ") }, "\(screen)")
@@ -246,10 +230,7 @@ struct TerminalViewTests {
     try await ExclusiveSink.run {
       let session = "splay-stdin-\(getpid())"
       let command = "printf '%s\\n' '\(Splay.fixture("media/sweep-30s.flac"))' | \(Splay.binary) play -; sleep 30"
-      try Tmux.run([
-        "-u", "new-session", "-d", "-s", session, "-x", "100", "-y", "20", "-e", "LANG=C.UTF-8", "-e",
-        "PULSE_SERVER=\(PulseEnvironment.server ?? "")", command,
-      ])
+      try Tmux.start(session, utf8: true, command)
       defer { Tmux.end(session) }
       _ = try Tmux.waitForScreen(session) { $0.contains("splay — playing") }
       try Tmux.run(["send-keys", "-t", session, " "])
@@ -269,10 +250,7 @@ struct TerminalViewTests {
       try ToneTracks.write(step: 3, to: file, quarters: 80)
       let session = "splay-suspend-\(getpid())"
       let status = scratch.path + "/status"
-      try Tmux.run([
-        "-u", "new-session", "-d", "-s", session, "-x", "100", "-y", "20", "-e", "LANG=C.UTF-8", "-e",
-        "PULSE_SERVER=\(PulseEnvironment.server ?? "")", "/bin/bash --norc -i",
-      ])
+      try Tmux.start(session, utf8: true, "/bin/bash --norc -i")
       defer { Tmux.end(session) }
       try Tmux.run(["send-keys", "-t", session, "\(Splay.binary) play '\(file)'", "Enter"])
       _ = try Tmux.waitForScreen(session) { $0.contains("splay — playing") }
@@ -308,11 +286,9 @@ struct TerminalViewTests {
       let scratch = try ScratchDirectory()
       let output = scratch.path + "/pane"
       // 40 columns: a bar of 24 cells, one per 1.25 s of the 30 s sweep.
-      try Tmux.run([
-        "new-session", "-d", "-s", session, "-x", "40", "-y", "12", "-e",
-        "PULSE_SERVER=\(PulseEnvironment.server ?? "")",
-        "\(Splay.binary) play --deadline 1 \(Splay.fixture("media/sweep-30s.flac")); sleep 30",
-      ])
+      try Tmux.start(
+        session, columns: 40, rows: 12,
+        "\(Splay.binary) play --deadline 1 \(Splay.fixture("media/sweep-30s.flac")); sleep 30")
       defer { Tmux.end(session) }
       try Tmux.run(["pipe-pane", "-o", "-t", session, "cat >> '\(output)'"])
       _ = try Tmux.waitForScreen(session) { $0.contains("splay — playing") && $0.contains(" 0:01 / 0:30") }
@@ -383,6 +359,18 @@ enum Tmux {
       if attempt < attempts { usleep(100_000) }
     }
     throw POSIXError(.EIO)
+  }
+
+  /// Starts `command` in a detached session `session` of `columns` × `rows`, playing to the test's server:
+  /// `utf8` starts tmux in UTF-8 mode (`-u`, `LANG=C.UTF-8`); `environment` adds `NAME=value`s.
+  static func start(
+    _ session: String, columns: Int = 100, rows: Int = 20, utf8: Bool = false, environment: [String] = [],
+    _ command: String
+  ) throws {
+    let variables = (utf8 ? ["LANG=C.UTF-8"] : []) + environment + ["PULSE_SERVER=\(PulseEnvironment.server ?? "")"]
+    try run(
+      (utf8 ? ["-u"] : []) + ["new-session", "-d", "-s", session, "-x", "\(columns)", "-y", "\(rows)"]
+        + variables.flatMap { ["-e", $0] } + [command])
   }
 
   /// Kills `session` and makes sure the processes its pane ran are gone before the next test records the sink:
