@@ -11,8 +11,9 @@ import PlayerCore
 /// once. An `.m3u`, `.m3u8` or `.pls` playlist gives its entries, relative ones taken from its own folder;
 /// entries that do not exist are skipped with a line each, and a playlist is followed once, so one that
 /// includes itself ends. A `.cue` sheet gives its tracks (``CueTrackPath``), and so does a FLAC file with a sheet
-/// inside when it is named itself (an argument: looking inside every FLAC file of a folder would cost the walk
-/// an `open` each). Any other path is passed on as it is: the decoder that opens it says what is wrong.
+/// inside when it is named itself, among the first ``flacFilesLookedInto`` of one expansion (looking inside every
+/// FLAC file of a folder or a long list would cost an `open` each, minutes on a cold disk). Any other path is
+/// passed on as it is: the decoder that opens it says what is wrong.
 ///
 /// Stops collecting past `limit` tracks: the queue refuses more, and walking a whole disk to say so is waste.
 public struct TrackListExpander: Sendable {
@@ -20,6 +21,9 @@ public struct TrackListExpander: Sendable {
   public var limit: Int
   /// Decides whether a file found in a folder is worth queueing.
   public var isAudio: @Sendable (FolderFile) -> Bool
+
+  /// How many FLAC files named as arguments one expansion looks into for a cue sheet inside.
+  public static let flacFilesLookedInto = 64
 
   /// Playlists larger than this are refused: a playlist of the queue's limit is far smaller.
   static let maximumPlaylistBytes = 16 << 20
@@ -36,9 +40,8 @@ public struct TrackListExpander: Sendable {
   /// Whether `paths` holds anything to expand; when not, ``expand(_:)`` would return them unchanged.
   public static func needsExpansion(_ paths: [String]) -> Bool {
     paths.contains {
-      PlaylistParser.kind(ofPath: $0) != nil || CueSheetFile.isSheet($0) || FLACCueSheet.mayHoldOne($0)
-        || FileKind.of($0) == .directory
-    }
+      PlaylistParser.kind(ofPath: $0) != nil || CueSheetFile.isSheet($0) || FileKind.of($0) == .directory
+    } || paths.prefix(flacFilesLookedInto).contains(where: FLACCueSheet.mayHoldOne)
   }
 
   /// The tracks that `arguments` name, in order.
@@ -63,6 +66,8 @@ public struct TrackListExpander: Sendable {
 private struct Walk {
   let expander: TrackListExpander
   var result = TrackList()
+  /// FLAC files looked into for a cue sheet so far (``TrackListExpander/flacFilesLookedInto`` at most).
+  var flacFilesLookedInto = 0
   /// Device and inode of every playlist followed, so that one that includes itself ends.
   var followedPlaylists: Set<[UInt64]> = []
   /// The probing of the folder being walked, on other cores; collected at the end of each folder named.
@@ -91,10 +96,13 @@ private struct Walk {
       addCueSheet(path, origin: origin)
       return
     }
-    if origin == nil, FLACCueSheet.mayHoldOne(path), let sheet = try? CueSheetFile(path: path) {
-      addTracks(sheet.tracks().paths)
-      result.summaries.append("\(path): \(sheet.sheet.tracks.count) tracks in its cue sheet")
-      return
+    if origin == nil, FLACCueSheet.mayHoldOne(path), flacFilesLookedInto < TrackListExpander.flacFilesLookedInto {
+      flacFilesLookedInto += 1
+      if let sheet = try? CueSheetFile(path: path) {
+        addTracks(sheet.tracks().paths)
+        result.summaries.append("\(path): \(sheet.sheet.tracks.count) tracks in its cue sheet")
+        return
+      }
     }
     switch FileKind.of(path) {
     case .directory:
@@ -109,6 +117,8 @@ private struct Walk {
         result.summaries.append("\(path): \(count) track\(count == 1 ? "" : "s")")
       }
     case .missing(let code) where !explicit:
+      // A cue track (`album.cue/track03`) is not a file, and a playlist may name one.
+      if let track = CueTrackPath(path), FileKind.of(track.sheet) == .file { return result.paths.append(path) }
       skip(origin, code == EACCES ? .permissionDenied(path: path) : .fileNotFound(path: path))
     default:
       result.paths.append(path)
@@ -156,6 +166,8 @@ private struct Walk {
     }
     let (tracks, _, missing) = sheet.tracks()
     for name in missing { skip(origin ?? path, .fileNotFound(path: sheet.named(name))) }
+    // Said, not skipped: the sheet still gives the tracks read around such a line.
+    for problem in sheet.sheet.problems { result.summaries.append("\(path):\(problem.line): \(problem.reason)") }
     guard !tracks.isEmpty else { return skip(origin, .noTracks(path: path)) }
     addTracks(tracks)
     result.summaries.append("\(path): \(tracks.count) track\(tracks.count == 1 ? "" : "s")")

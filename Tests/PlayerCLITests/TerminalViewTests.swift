@@ -84,8 +84,8 @@ struct TerminalViewTests {
       try Tmux.run(["send-keys", "-t", session, "/"])
       _ = try Tmux.waitForScreen(session) { $0.contains("find in the queue") }
       try Tmux.run(["send-keys", "-t", session, "-l", "BJÖRK be"])
-      let found = try Tmux.waitForScreen(session) { $0.contains("1 of 1: #2") }
-      #expect(found.contains("/BJÖRK be"), "the query as typed:\n\(found)")
+      // The query as typed, and its one match.
+      let found = try Tmux.waitForScreen(session) { $0.contains("/BJÖRK be") && $0.contains("1 of 1: #2") }
       #expect(found.contains("track 1/3"), "typing plays nothing")
       try Tmux.run(["send-keys", "-t", session, "Enter"])
       let jumped = try Tmux.waitForScreen(session) { $0.contains("track 2/3") && $0.contains("splay — playing") }
@@ -98,6 +98,11 @@ struct TerminalViewTests {
       _ = try Tmux.waitForScreen(session) { $0.contains("no match") }
       try Tmux.run(["send-keys", "-t", session, "Enter"])
       _ = try Tmux.waitForScreen(session) { !$0.contains("no match") }
+      // Esc alone closes the prompt, without waiting for another key.
+      try Tmux.run(["send-keys", "-t", session, "/"])
+      _ = try Tmux.waitForScreen(session) { $0.contains("find in the queue") }
+      try Tmux.run(["send-keys", "-t", session, "Escape"])
+      _ = try Tmux.waitForScreen(session) { !$0.contains("find in the queue") }
       #expect(try Tmux.capture(session).contains("track 2/3"), "no match plays nothing")
       try Tmux.run(["send-keys", "-t", session, "q"])
     }

@@ -269,6 +269,8 @@ import Testing
       #expect(machine.answer(step, .failure(missing)) == .fail(missing), "a caller's command reports a missing file")
       #expect(machine.state == Self.machine(status).state, "\(status.name), \(step): deciding changes nothing")
     }
+    var machine = Self.machine(status)
+    #expect(machine.answer(.status, .failure(timeout)) == .fail(timeout), "a timed-out status is not read twice")
   }
 
   /// Moving on by itself from track `from` (the previous one finished), the player meets tracks that cannot be
@@ -318,6 +320,10 @@ import Testing
     }
     #expect(opened.index == 2)
     #expect(machine.answer(open, .failure(missing)) == .fail(missing), "a caller's step after the move fails")
+    machine = Self.machine(.playing)
+    _ = machine.handle(finished)
+    #expect(machine.answer(open, .failure(.cancelled)) == .fail(.cancelled), "a move nobody waits for ends")
+    #expect(machine.answer(open, .failure(missing)) == .fail(missing), "and counts no skips afterwards")
   }
 
   @Test(arguments: [PlaybackStatus.stopped, .playing, .paused])

@@ -90,12 +90,16 @@ enum EarlyStart {
       // happens to name one (`--start ./x`) only costs a stream that the first `open` replaces. It is opened
       // before the output is made: opening needs no connection, and making the output waits for the
       // connection's lock while the handshake holds it.
-      // A folder or playlist before it comes first, and names its first track only once expanded.
+      // A folder, playlist or cue sheet before it comes first, and names its first track only once expanded; so
+      // does a FLAC file with a sheet inside, whose first track is not the file from its start.
       let first =
         !preparing
         ? nil
         : operands.first(where: { isRegularFile($0) || isDirectory($0) })
-          .flatMap { isRegularFile($0) && PlaylistParser.kind(ofPath: $0) == nil ? $0 : nil }
+          .flatMap {
+            isRegularFile($0) && PlaylistParser.kind(ofPath: $0) == nil && !CueSheetFile.isSheet($0)
+              && !(FLACCueSheet.mayHoldOne($0) && FLACCueSheet.read(atPath: $0) != nil) ? $0 : nil
+          }
       let opened = first.flatMap { try? SndfileDecoder(path: $0, deferringLengthCheck: true) }
       let session = Session(output: makeOutput(), decoders: ProbedDecoderFactory(opener: PlayerSession.fileDecoders()))
       let wanted = state.withLock { state in

@@ -33,6 +33,11 @@ final class KeyReader: Sendable {
           pending.removeFirst(used)
           if let key { onKey(key) }
         }
+        // Esc alone: an arrow's sequence follows at once, a person's next key does not.
+        if pending == [0x1B], !KeyReader.moreWithin(milliseconds: 30) {
+          pending.removeAll()
+          onKey(.escape)
+        }
       }
     }
   }
@@ -64,6 +69,12 @@ final class KeyReader: Sendable {
     }
   }
 
+  /// Whether another byte arrives from the terminal within `milliseconds`.
+  static func moreWithin(milliseconds: Int32) -> Bool {
+    var descriptor = pollfd(fd: TerminalInput.descriptor, events: Int16(POLLIN), revents: 0)
+    return poll(&descriptor, 1, milliseconds) > 0
+  }
+
   /// A character of several UTF-8 bytes (typed in a query: `ö`, `東`): nil while bytes are missing; a byte that
   /// cannot begin or continue one is dropped.
   static func utf8Character(_ bytes: [UInt8]) -> (Key?, Int)? {
@@ -74,7 +85,9 @@ final class KeyReader: Sendable {
       case 0xF0...0xF4: 4
       default: 0
       }
-    guard length > 0 else { return (nil, 1) }
+    guard length > 0, bytes.dropFirst().prefix(length - 1).allSatisfy({ (0x80...0xBF).contains($0) }) else {
+      return (nil, 1)
+    }
     guard bytes.count >= length else { return nil }
     guard let text = String(validating: bytes[0..<length], as: UTF8.self), let character = text.first else {
       return (nil, 1)

@@ -18,11 +18,13 @@ struct SearchPrompt {
   private(set) var matches: [Int] = []
   /// Which of the matches Enter plays.
   private(set) var selected = 0
-  private var search = QueueSearch()
+  /// The queue revision the matches were found in.
+  private var revision: UInt64?
 
-  /// Takes `key` with the player in `state`: characters extend the query, Backspace shortens it (or closes an
-  /// empty prompt), Tab and ↓ choose the next match and ↑ the one before, Enter plays the chosen one, Esc closes.
-  mutating func take(_ key: Key, in state: PlayerState) -> Outcome {
+  /// Takes `key` with the player in `state`, finding matches with `search` (which keeps the queue's folded
+  /// paths between prompts): characters extend the query, Backspace shortens it (or closes an empty prompt), Tab
+  /// and ↓ choose the next match and ↑ the one before, Enter plays the chosen one, Esc closes.
+  mutating func take(_ key: Key, in state: PlayerState, using search: inout QueueSearch) -> Outcome {
     switch key {
     case .character(let character) where !character.isNewline:
       query.append(character)
@@ -36,15 +38,22 @@ struct SearchPrompt {
       if !matches.isEmpty { selected = (selected + matches.count - 1) % matches.count }
       return .editing
     case .enter:
+      // A queue replaced since the last key: its indexes are found again, not taken from the old one.
+      if revision != state.queueRevision { find(in: state, using: &search) }
       return matches.isEmpty ? .closed : .play(matches[selected])
-    case .escape, .interrupt:
+    case .escape:
       return .closed
     default:
       return .editing
     }
+    find(in: state, using: &search)
+    return .editing
+  }
+
+  private mutating func find(in state: PlayerState, using search: inout QueueSearch) {
     matches = search.matches(of: query, in: state)
     selected = 0
-    return .editing
+    revision = state.queueRevision
   }
 
   /// The prompt's line: the query, how many tracks match, and the one Enter plays (its number and path).

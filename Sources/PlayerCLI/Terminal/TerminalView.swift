@@ -32,6 +32,8 @@ final class TerminalView: PlaybackView {
   private let controller: PlayerController
   private let onQuit: @Sendable () -> Void
   private let screen = Lock(Screen())
+  /// What `/` searches with, kept between prompts; used on the keys' thread only, outside the screen's lock.
+  private let finder = Lock(QueueSearch())
   private let renderQueue = DispatchQueue(label: "splay.view")
   // Dispatch sources are not Sendable; the lock makes their few uses (start, cancel) safe from any thread.
   private let timer: Lock<any DispatchSourceTimer>
@@ -182,13 +184,14 @@ final class TerminalView: PlaybackView {
   }
 
   /// Gives `key` to the `/` prompt when it is open, closing it when the key did; nil when it is not open.
+  /// The search runs outside the screen's lock, which a new state takes on the controller's path: a long queue
+  /// must not hold the player up. Only this thread changes the prompt, so nothing is lost writing it back.
   private func searching(_ key: Key) -> SearchPrompt.Outcome? {
-    screen.withLock { s -> SearchPrompt.Outcome? in
-      guard var search = s.search else { return nil }
-      let outcome = search.take(key, in: s.state)
-      s.search = outcome == .editing ? search : nil
-      return outcome
-    }
+    let (prompt, state) = screen.withLock { ($0.search, $0.state) }
+    guard var prompt else { return nil }
+    let outcome = finder.withLock { prompt.take(key, in: state, using: &$0) }
+    screen.withLock { $0.search = outcome == .editing ? prompt : nil }
+    return outcome
   }
 
   /// `p`: early in a track the previous one, later this one from its start, as the state machine decides.

@@ -109,6 +109,8 @@ extension PlayerController {
     case .success(let value): result = .success(value)
     case .failure(let error): result = .failure(error)
     case .cancelled:
+      // The machine hears of it too: a move it counted skips for has ended.
+      _ = core.withLock { $0.machine.answer(step, .failure(.cancelled)) }
       resolver?.settle(with: .cancelled)
       return .done
     }
@@ -141,9 +143,10 @@ extension PlayerController {
       // Opening the next file probes it (and may load FFmpeg): on the controller's queue, not where answers are
       // taken up, which may be the socket's event loop; and a hop each, so that a queue of unopenable files does
       // not deepen the stack.
-      queue.async { [self] in proceed(moveOn(next)) }
+      queue.async { [self] in proceed(core.withLock { $0.closed } ? .done : moveOn(next)) }
       return .waiting
     case .skipToEnd(let error, let published):
+      guard !core.withLock({ $0.closed }) else { return .done }
       configuration.onTrackSkipped?(error)
       finish(nil, with: .success(current), publishing: published)
       return .done

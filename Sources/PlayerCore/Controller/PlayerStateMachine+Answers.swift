@@ -18,7 +18,8 @@ extension PlayerStateMachine {
     case skipToEnd(PlayerError, publishing: PlayerState?)
   }
 
-  /// Takes the output's answer to `step`: its confirmation, or the error it failed with.
+  /// Takes the output's answer to `step`: its confirmation, or the error it failed with (`cancelled` when
+  /// nobody waits for it any more, which ends a move as any failure does).
   public mutating func answer(_ step: OutputStep, _ outcome: Result<StepResult, PlayerError>) -> StepAction {
     let failures = skippedMovingOn
     skippedMovingOn = nil
@@ -26,7 +27,8 @@ extension PlayerStateMachine {
     case .success(let result):
       return .complete(publishing: confirm(step, result))
     case .failure(let error):
-      if case .timeout = error { return .reconcileThenFail(error) }
+      // A status read that timed out has nothing to read again: a second deadline would only double the wait.
+      if case .timeout = error, step != .status { return .reconcileThenFail(error) }
       guard let failures, error.isFileError, case .open(let queue, let index, _, let then) = step else {
         return .fail(error)
       }

@@ -1,7 +1,7 @@
 /// Reads a cue sheet's text into a ``CueSheet``.
 ///
-/// Takes UTF-8, with or without a byte-order mark, and falls back to Latin-1 for bytes that are not UTF-8
-/// (sheets written by older rippers). Understands `FILE`, `TRACK`, `INDEX`, `TITLE`, `PERFORMER` and
+/// Takes UTF-8 with or without a byte-order mark, UTF-16 with one, and falls back to Windows-1252 (Latin-1 with
+/// quotes and dashes in 0x80–0x9F) for bytes that are not UTF-8: sheets written by older rippers. Understands `FILE`, `TRACK`, `INDEX`, `TITLE`, `PERFORMER` and
 /// `REM DATE`; other commands (`FLAGS`, `ISRC`, `CATALOG`, `PREGAP`, other `REM`s) are passed over. A track
 /// belongs to the file named before its `INDEX 01`, so the non-standard layout that puts a pregap at the end of
 /// the previous file still reads. Lines it cannot take are listed in ``CueSheet/problems``; it never fails.
@@ -24,13 +24,33 @@ public enum CueSheetParser {
     return sheet
   }
 
-  /// The text of `bytes`: UTF-8 without its byte-order mark, or Latin-1 when they are not UTF-8.
+  /// The text of `bytes`: UTF-16 after its byte-order mark, UTF-8 without one, or Windows-1252 when they are
+  /// not UTF-8.
   static func text(of bytes: [UInt8]) -> String {
+    if bytes.starts(with: [0xFF, 0xFE]) || bytes.starts(with: [0xFE, 0xFF]) {
+      let little = bytes[0] == 0xFF
+      let units = stride(from: 2, to: bytes.count - 1, by: 2).map { index in
+        little
+          ? UInt16(bytes[index]) | UInt16(bytes[index + 1]) << 8 : UInt16(bytes[index]) << 8 | UInt16(bytes[index + 1])
+      }
+      return String(decoding: units, as: UTF16.self)
+    }
     let body = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? bytes[3...] : bytes[...]
     if let utf8 = String(validating: body, as: UTF8.self) { return utf8 }
-    var latin1 = String.UnicodeScalarView()
-    latin1.append(contentsOf: body.map { Unicode.Scalar($0) })
-    return String(latin1)
+    var text = String.UnicodeScalarView()
+    text.append(contentsOf: body.map(windows1252))
+    return String(text)
+  }
+
+  /// Windows-1252's character for `byte`: Latin-1's, but for the printable characters it puts in 0x80–0x9F.
+  static func windows1252(_ byte: UInt8) -> Unicode.Scalar {
+    guard (0x80...0x9F).contains(byte) else { return Unicode.Scalar(byte) }
+    let table: [UInt32] = [
+      0x20AC, 0x81, 0x201A, 0x0192, 0x201E, 0x2026, 0x2020, 0x2021, 0x02C6, 0x2030, 0x0160, 0x2039, 0x0152, 0x8D,
+      0x017D, 0x8F, 0x90, 0x2018, 0x2019, 0x201C, 0x201D, 0x2022, 0x2013, 0x2014, 0x02DC, 0x2122, 0x0161, 0x203A,
+      0x0153, 0x9D, 0x017E, 0x0178,
+    ]
+    return Unicode.Scalar(table[Int(byte) - 0x80]) ?? Unicode.Scalar(byte)
   }
 
   /// The lines of `text`, whatever ends them (`\n`, `\r\n` or `\r`).

@@ -19,9 +19,11 @@ public final class CueTrackDecoder: AudioDecoder {
     let fileEnd = source.info.frames
     let end = min(end ?? fileEnd, fileEnd)
     guard start >= 0, start < end else {
+      let rate = Double(max(source.info.sampleRate, 1))
       throw .unsupportedFormat(
         path: info.path,
-        detail: "the cue sheet starts this track at frame \(start), but the file holds \(fileEnd) frames")
+        detail: "the cue sheet starts this track at \(Self.clock(Double(start) / rate)), "
+          + "but its file ends at \(Self.clock(Double(fileEnd) / rate))")
     }
     self.source = source
     self.start = start
@@ -51,6 +53,16 @@ public final class CueTrackDecoder: AudioDecoder {
     let landed = try source.seek(toFrame: start + target) - start
     position.withLock { $0 = landed }
     return landed
+  }
+
+  /// `seconds` as `m:ss.mmm`.
+  static func clock(_ seconds: Double) -> String {
+    let millis = Int((seconds * 1000).rounded())
+    let (minutes, rest) = (millis / 60_000, millis % 60_000)
+    let second = String(rest / 1000)
+    let milli = String(rest % 1000)
+    return "\(minutes):" + String(repeating: "0", count: 2 - second.count) + second + "."
+      + String(repeating: "0", count: 3 - milli.count) + milli
   }
 
   /// Reads with `read`, asking for no more than the frames left in the track.

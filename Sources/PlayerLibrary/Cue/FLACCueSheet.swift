@@ -1,9 +1,10 @@
 import Glibc
 import PlayerCore
 
-/// The cue sheet a FLAC file carries inside: its `CUESHEET` metadata block (what `flac --cuesheet` and
-/// `metaflac --import-cuesheet-from` write, in samples), or else a `CUESHEET` comment holding a sheet's text
-/// (what EAC and foobar2000 write). Its tracks' ``CueSheet/Track/file`` is empty: they are in the file itself.
+/// The cue sheet a FLAC file carries inside: a `CUESHEET` comment holding a sheet's text (what EAC and foobar2000
+/// write, titles included), or else its `CUESHEET` metadata block (what `flac --cuesheet` and `metaflac
+/// --import-cuesheet-from` write, in samples, without titles). Its tracks' ``CueSheet/Track/file`` is empty:
+/// they are in the file itself. A sheet of one track is none: it would only hide the file's own title.
 public enum FLACCueSheet {
   /// Whether `path` names a file that may hold a sheet, by its extension (`.flac`, any case): only those are
   /// opened to look.
@@ -22,16 +23,23 @@ public enum FLACCueSheet {
     guard fstat(fd, &st) == 0, st.st_mode & S_IFMT == S_IFREG, let head = try? MP4File.read(fd, at: 0, count: 4),
       head.elementsEqual("fLaC".utf8)
     else { return nil }
+    // The comment first: it has the titles and performers a block has no room for.
+    if let sheet = fromComment(fd) { return sheet }
     for body in FLACMetadata.bodies(of: .cueSheet, fd) {
       if let sheet = fromBlock(body) { return sheet }
     }
+    return nil
+  }
+
+  /// The sheet of the `CUESHEET` comment, when there is one of two tracks or more in one file.
+  private static func fromComment(_ fd: Int32) -> CueSheet? {
     for body in FLACMetadata.bodies(of: .vorbisComment, fd) {
       let comments = ReplayGainTags.vorbisComments(body, from: 0)
       guard let text = comments.first(where: { $0.name.uppercased() == "CUESHEET" })?.value else { return nil }
       var sheet = CueSheetParser.parse(Array(text.utf8))
       for index in sheet.tracks.indices { sheet.tracks[index].file = "" }
       // The tracks of several FILEs would now overlap in one file: only an album in one file is taken.
-      return sheet.tracks.isEmpty || !isIncreasing(sheet.tracks) ? nil : sheet
+      return isAlbum(sheet.tracks) ? sheet : nil
     }
     return nil
   }
@@ -61,13 +69,14 @@ public enum FLACCueSheet {
           number: Int(number), file: "", title: nil, performer: nil, start: .samples(Int64(start)),
           pregap: starts[0].flatMap { $0 < UInt64(Int64.max) ? CueSheet.Position.samples(Int64($0)) : nil }))
     }
-    return sheet.tracks.isEmpty || !isIncreasing(sheet.tracks) ? nil : sheet
+    return isAlbum(sheet.tracks) ? sheet : nil
   }
 
-  /// Whether the tracks start in increasing order, as the tracks of one file must.
-  private static func isIncreasing(_ tracks: [CueSheet.Track]) -> Bool {
+  /// Whether `tracks` cut one file into tracks: two or more (a sheet of one track would only hide the file's
+  /// own title), starting in increasing order, as the tracks of one file must.
+  private static func isAlbum(_ tracks: [CueSheet.Track]) -> Bool {
     let starts = tracks.map { $0.start.frame(sampleRate: 44_100) }
-    return zip(starts, starts.dropFirst()).allSatisfy { $0 < $1 }
+    return starts.count >= 2 && zip(starts, starts.dropFirst()).allSatisfy { $0 < $1 }
   }
 
   /// Reads big-endian numbers from bytes, refusing to read past their end.

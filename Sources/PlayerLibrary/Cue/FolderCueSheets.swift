@@ -12,14 +12,15 @@ struct FolderCueSheets {
   /// A folder without sheets.
   init() {}
 
-  /// Reads `sheets`, paths of cue sheets among the folder's `files`. A sheet that cannot be read, or gives no
-  /// track, changes nothing: its audio file plays whole.
+  /// Reads `sheets`, paths of cue sheets among the folder's `files`, in the folder's order. A sheet that cannot be
+  /// read, or gives no track, changes nothing: its audio file plays whole.
   init(sheets: [String], files: Set<String>) {
     for path in sheets {
       guard let sheet = try? CueSheetFile(path: path) else { continue }
       let (paths, audioFiles, names) = sheet.tracks()
       missing += names.map { (path, sheet.named($0)) }
-      guard !paths.isEmpty else { continue }
+      // Two sheets of one album (a second edition, another naming): the first in the folder's order is taken.
+      guard !paths.isEmpty, !audioFiles.contains(where: covered.contains) else { continue }
       let place = audioFiles.first(where: files.contains) ?? path
       tracks[place, default: []] += paths
       covered.insert(path)

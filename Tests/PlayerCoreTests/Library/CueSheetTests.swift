@@ -65,6 +65,31 @@ import Testing
     #expect(TrackListExpander.needsExpansion([sheet]))
   }
 
+  @Test func aPlaylistCarriesCueTracksAndAFolderTakesOneSheetPerFile() throws {
+    let tree = try Tree()
+    let sheet = try Self.album(tree)
+    let list = try tree.text(
+      "list.m3u8", "Album/ladder.cue/track02\nAlbum/ladder.cue/track09\nAlbum/none.cue/track01\n")
+    let expanded = TrackListExpander().expand([list])
+    #expect(expanded.paths == [sheet + "/track02", sheet + "/track09"], "a track the sheet lacks fails when played")
+    #expect(expanded.skipped.map(\.error) == [.fileNotFound(path: tree.root + "/Album/none.cue/track01")])
+    // A second sheet of the same album: the first in the folder's order is taken, the album queued once.
+    try tree.text("Album/ladder (other).cue", "FILE \"ladder.flac\" WAVE\nTRACK 01 AUDIO\nINDEX 01 00:00:00\n")
+    let folder = TrackListExpander().expand([tree.root + "/Album"]).paths
+    #expect(folder.filter { $0.contains("ladder") }.count == 1, "\(folder)")
+    #expect(folder.contains(tree.root + "/Album/ladder (other).cue/track01"))
+  }
+
+  @Test func aCueTracksPictureIsItsFilesAndItsProblemsAreSaid() throws {
+    let tree = try Tree()
+    let sheet = try Self.album(tree)
+    let cover = try tree.text("Album/cover.jpg", "\u{FF}\u{D8}picture")
+    #expect(CoverArt.find(forTrackAt: sheet + "/track02") == cover)
+    let bad = try tree.text("Album/bad.cue", "FILE \"ladder.flac\" WAVE\nTRACK 01 AUDIO\nINDEX 01 00:61:00\n")
+    let list = TrackListExpander().expand([bad])
+    #expect(list.summaries.contains(bad + ":3: INDEX needs a number and a time mm:ss:ff"), "\(list.summaries)")
+  }
+
   @Test func eachTrackIsItsFilesFramesBetweenItsStartAndTheNext() throws {
     let tree = try Tree()
     let sheet = try Self.album(tree)
@@ -99,29 +124,36 @@ import Testing
       try factory.open(sheet + "/track07")
     }
     let late = try tree.text("Album/late.cue", "FILE \"ladder.flac\" WAVE\nTRACK 01 AUDIO\nINDEX 01 00:04:00\n")
-    #expect(throws: PlayerError.self) { try factory.open(late + "/track01") }
+    #expect(
+      throws: PlayerError.unsupportedFormat(
+        path: late + "/track01", detail: "the cue sheet starts this track at 0:04.000, but its file ends at 0:03.000")
+    ) { try factory.open(late + "/track01") }
     #expect(throws: PlayerError.fileNotFound(path: tree.root + "/none.cue/track01")) {
       try factory.open(tree.root + "/none.cue/track01")
     }
   }
 
-  /// The ladder with the sheet above inside: as a `CUESHEET` block (`metaflac --import-cuesheet-from`) or as a
-  /// `CUESHEET` comment holding its text.
-  private static func embedded(_ tree: Tree, asBlock: Bool) throws -> String {
+  /// The ladder with the sheet above inside, `as` a `CUESHEET` block (`metaflac --import-cuesheet-from`), a
+  /// `CUESHEET` comment holding its text, or both.
+  private static func embedded(_ tree: Tree, as kind: String) throws -> String {
     let flac = try tree.audio("Album/ladder.flac", from: Fixtures.stereoFLAC)
     let sheet = try tree.text("ladder.cue", CueSheetTests.sheet)
-    let option = asBlock ? "--import-cuesheet-from=" + sheet : "--set-tag-from-file=CUESHEET=" + sheet
-    let result = try ChildProcess.run(["/usr/bin/metaflac", option, flac], timeout: 30)
-    try #require(result.status == 0, "metaflac \(option) failed: \(result.stderr)")
+    let block = "--import-cuesheet-from=" + sheet
+    let comment = "--set-tag-from-file=CUESHEET=" + sheet
+    let options = ["block": [block], "comment": [comment], "both": [block, comment]][kind] ?? []
+    for option in options {
+      let result = try ChildProcess.run(["/usr/bin/metaflac", option, flac], timeout: 30)
+      try #require(result.status == 0, "metaflac \(option) failed: \(result.stderr)")
+    }
     return flac
   }
 
   @Test(
     .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/metaflac"), "needs metaflac (Debian's flac)"),
-    arguments: [true, false])
-  func aFLACFileWithASheetInsideGivesItsTracksWhenNamed(asBlock: Bool) throws {
+    arguments: ["block", "comment", "both"])
+  func aFLACFileWithASheetInsideGivesItsTracksWhenNamed(kind: String) throws {
     let tree = try Tree()
-    let flac = try Self.embedded(tree, asBlock: asBlock)
+    let flac = try Self.embedded(tree, as: kind)
     let sheet = try #require(FLACCueSheet.read(atPath: flac))
     let rate = 44_100
     #expect(sheet.tracks.map { $0.start.frame(sampleRate: rate) } == Array(Self.boundaries.dropLast()))
@@ -135,7 +167,7 @@ import Testing
     let middle = try CueTrackDecoderFactory(opening: StandardDecoderFactory()).open(tracks[1])
     let (start, end) = (Int(Self.boundaries[1]), Int(Self.boundaries[2]))
     #expect(try left(of: middle) == Array(whole[start..<end]))
-    #expect(middle.info.title == (asBlock ? nil : "Middle"), "a block has no titles; the comment's text has")
+    #expect(middle.info.title == (kind == "block" ? nil : "Middle"), "a block has no titles; the comment wins")
   }
 
   /// A `CUESHEET` block cut short, or one whose tracks go backwards, gives no sheet; the lead-out and data tracks

@@ -76,6 +76,12 @@ import Testing
     ([0xEF, 0xBB, 0xBF] + Array("TITLE \"Café\"\r\n".utf8), "Café"),
     (Array("TITLE \"Caf".utf8) + [0xE9] + Array("\"\r".utf8), "Café"),
     (Array("title Plain\n".utf8), "Plain"),
+    ([0xFF, 0xFE] + "TITLE \"Ünï\"\n".utf16.flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] }, "Ünï"),
+    ([0xFE, 0xFF] + "TITLE \"東京\"\n".utf16.flatMap { [UInt8($0 >> 8), UInt8($0 & 0xFF)] }, "東京"),
+    (
+      Array("TITLE \"It".utf8) + [0x92] + Array("s ".utf8) + [0x96] + Array(" Caf".utf8) + [0xE9, 0x22, 0x0A],
+      "It’s – Café"
+    ),
     (Array("TITLE \"no closing quote\n".utf8), "no closing quote"),
   ]
 
