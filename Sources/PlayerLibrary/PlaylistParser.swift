@@ -22,8 +22,7 @@ public enum PlaylistParser {
 
   /// The kind of playlist `path` names by its extension (`.m3u`, `.m3u8`, `.pls`, any case), or nil.
   public static func kind(ofPath path: String) -> Kind? {
-    guard let dot = path.lastIndex(of: "."), !path[dot...].contains("/") else { return nil }
-    switch path[path.index(after: dot)...].lowercased() {
+    switch PathExtension.lowercased(of: path) {
     case "m3u", "m3u8": return .m3u
     case "pls": return .pls
     default: return nil

@@ -16,8 +16,7 @@ public struct CueSheetFile: Sendable {
 
   /// Whether `path` names a cue sheet by its extension (`.cue`, any case).
   public static func isSheet(_ path: String) -> Bool {
-    guard let dot = path.lastIndex(of: "."), !path[dot...].contains("/") else { return false }
-    return path[path.index(after: dot)...].lowercased() == "cue"
+    PathExtension.lowercased(of: path) == "cue"
   }
 
   /// Reads and parses the sheet at `path`, a `.cue` file or a FLAC file with a sheet inside; fails as opening a
@@ -54,7 +53,7 @@ public struct CueSheetFile: Sendable {
     if isEmbedded { return path }
     let named = named(name)
     if FileKind.of(named) == .file { return named }
-    let stem = named.lastIndex(of: ".").flatMap { named[$0...].contains("/") ? nil : named[..<$0] } ?? named[...]
+    let stem = PathExtension.dot(in: named).map { named[..<$0] } ?? named[...]
     for ext in Self.audioExtensions where FileKind.of(stem + "." + ext) == .file {
       return stem + "." + ext
     }
@@ -63,7 +62,7 @@ public struct CueSheetFile: Sendable {
 
   /// The audio file `track` is in; nil when its sheet cannot be read, has no such track, or its file is not there.
   public static func audioFile(of track: CueTrackPath) -> String? {
-    guard FileKind.of(track.sheet) == .file, let sheet = try? CueSheetFile(path: track.sheet),
+    guard let sheet = try? CueSheetFile(path: track.sheet),
       let file = sheet.sheet.tracks.first(where: { $0.number == track.number })?.file
     else { return nil }
     return sheet.audioPath(of: file)

@@ -9,8 +9,7 @@ public enum FLACCueSheet {
   /// Whether `path` names a file that may hold a sheet, by its extension (`.flac`, any case): only those are
   /// opened to look.
   public static func mayHoldOne(_ path: String) -> Bool {
-    guard let dot = path.lastIndex(of: "."), !path[dot...].contains("/") else { return false }
-    return path[path.index(after: dot)...].lowercased() == "flac"
+    PathExtension.lowercased(of: path) == "flac"
   }
 
   /// The sheet inside the FLAC file at `path`; nil when it has none, or is not a FLAC file.
