@@ -12,6 +12,7 @@ let package = Package(
     .library(name: "PlayerLibrary", targets: ["PlayerLibrary"]),
     .library(name: "PlayerScripts", targets: ["PlayerScripts"]),
     .executable(name: "splay", targets: ["PlayerCLI"]),
+    .executable(name: "splay-library", targets: ["LibraryCLI"]),
   ],
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -19,6 +20,7 @@ let package = Package(
     .package(url: "https://github.com/apple/swift-nio", from: "2.101.3"),
     .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
     .package(url: "https://github.com/LebJe/TOMLKit", exact: "0.6.0"),
+    .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
   ],
   targets: [
     .target(name: "Futures"),
@@ -72,6 +74,23 @@ let package = Package(
     .target(name: "PlayerLibrary", dependencies: ["PlayerCore", "Futures"]),
     // Playback scripts (`splay run`): parsing, and running them against a controller.
     .target(name: "PlayerScripts", dependencies: ["PlayerCore", "PlayerLibrary", "Futures"]),
+    // The library index (SQLite with FTS5, through GRDB): the only target that links SQLite.
+    .target(
+      name: "PlayerIndex",
+      dependencies: ["PlayerCore", "PlayerLibrary", .product(name: "GRDB", package: "GRDB.swift")]),
+    // `splay-library`, which `splay library`, `splay search` and `play --search` run: a program of its own, so that
+    // libsqlite3 does not load before every `splay play` (docs/performance.md).
+    .executableTarget(
+      name: "LibraryCLI",
+      dependencies: [
+        "PlayerIndex",
+        "PlayerCore",
+        "PlayerDecoding",
+        "PlayerLibrary",
+        "CMpg123Quiet",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+      ]
+    ),
     .executableTarget(
       name: "PlayerCLI",
       dependencies: [
@@ -137,6 +156,7 @@ let package = Package(
       ]
     ),
     .testTarget(name: "SplayConfigTests", dependencies: ["SplayConfig"]),
+    .testTarget(name: "PlayerIndexTests", dependencies: ["PlayerIndex", "PlayerCore"]),
     .testTarget(
       name: "PlayerCLITests",
       dependencies: [

@@ -1,0 +1,85 @@
+import PlayerCore
+import PlayerDecoding
+import PlayerIndex
+import PlayerLibrary
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// The index and the roots for this user, opened once per command.
+struct Library {
+  let locations: LibraryLocations
+  let roots: LibraryRoots
+
+  init() throws {
+    var environment: [String: String] = [:]
+    for key in ["HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME"] {
+      if let value = getenv(key) { environment[key] = String(cString: value) }
+    }
+    guard let locations = LibraryLocations(environment: environment) else {
+      throw LibraryFailure(message: "no place for the library: neither HOME nor XDG_CACHE_HOME is set", status: .failed)
+    }
+    self.locations = locations
+    roots = LibraryRoots(path: locations.roots)
+  }
+
+  /// The index; when it had to be made again, says so, and scans the roots when `refill` (a search needs them).
+  func index(refill: Bool) throws -> LibraryIndex {
+    let (index, rebuilt) = try LibraryIndex.open(at: locations.index)
+    if let rebuilt {
+      Output.error("\(locations.index): the library index was damaged (\(rebuilt)); made again")
+      if refill { _ = try scan(index) }
+    }
+    return index
+  }
+
+  /// Scans the roots into `index`, with a progress line on a terminal and a summary after; returns whether
+  /// every file could be read.
+  func scan(_ index: LibraryIndex) throws -> Bool {
+    let roots = try roots.read()
+    let start = Self.now()
+    let showsProgress = Output.stderrIsTerminal
+    let scanner = LibraryScanner(index: index, readTags: Self.readTags)
+    let report = try scanner.scan(roots) { progress in
+      if showsProgress { Output.status("scanning: \(progress.done) of \(progress.total) tracks") }
+    }
+    if showsProgress { Output.status(nil) }
+    for line in report.skipped + report.failures { Output.error(line) }
+    let seconds = Double(Self.now() - start) / 1e9
+    Output.error(
+      "library: \(report.found) tracks under \(roots.count) \(roots.count == 1 ? "root" : "roots"): "
+        + "\(report.read) read, \(report.removed) removed, \(report.failures.count) unreadable "
+        + "(\(String(format: seconds))s)")
+    return report.failures.isEmpty && report.skipped.isEmpty
+  }
+
+  /// The tags of the track at `path`, read by the decoders that play it.
+  static let readTags: LibraryScanner.TagReader = { path in
+    do {
+      let info = try decoders.open(path).info
+      return .success(
+        TrackTags(
+          title: info.title, artist: info.artist, album: info.album, trackNumber: info.trackNumber, date: info.date,
+          duration: info.duration.isFinite ? info.duration : nil))
+    } catch {
+      return .failure(.track((error as? PlayerError)?.message ?? "\(path): \(error)"))
+    }
+  }
+
+  private static let decoders: any AudioDecoderFactory = CueTrackDecoderFactory(opening: StandardDecoderFactory())
+
+  static func now() -> UInt64 {
+    var ts = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
+  }
+}
+
+extension String {
+  /// `seconds` with one decimal.
+  init(format seconds: Double) {
+    let tenths = Int((seconds * 10).rounded())
+    self = "\(tenths / 10).\(tenths % 10)"
+  }
+}

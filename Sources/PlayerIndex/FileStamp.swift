@@ -1,0 +1,26 @@
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// A file's size and modification time: when both are unchanged, the file is taken as unchanged (as rsync and
+/// make do) and its tags are not read again.
+public struct FileStamp: Sendable, Equatable, Hashable {
+  /// The size in bytes.
+  public var size: Int64
+  /// The modification time in nanoseconds since 1970.
+  public var modified: Int64
+
+  /// Creates a stamp.
+  public init(size: Int64, modified: Int64) {
+    self.size = size
+    self.modified = modified
+  }
+
+  /// The stamp of the file at `path` (symlinks followed); nil when it cannot be read.
+  public init?(path: String) {
+    var info = stat()
+    guard stat(path, &info) == 0 else { return nil }
+    self.init(
+      size: Int64(info.st_size), modified: Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec))
+  }
+}

@@ -1,0 +1,168 @@
+import GRDB
+import PlayerCore
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// The library index: an SQLite database in WAL mode, so that searches (`serve`, `search`) read while one
+/// `scan` writes, and a second writer waits for the first instead of failing. It is a cache: a file that is not
+/// an index, or a damaged one, is deleted and made again empty (``open(at:)`` says why), and a scan fills it.
+public final class LibraryIndex: Sendable {
+  /// The database file.
+  public let path: String
+  let pool: DatabasePool
+
+  private init(path: String, pool: DatabasePool) {
+    self.path = path
+    self.pool = pool
+  }
+
+  /// Opens the index at `path`, creating it (and its folder) when missing. When the file is damaged or not an
+  /// index, it is replaced by an empty one, and `rebuilt` says why.
+  public static func open(at path: String) throws(LibraryError) -> (index: LibraryIndex, rebuilt: String?) {
+    try FileText.makeFolder(of: path)
+    do {
+      return (try attach(path), nil)
+    } catch let error where isDamage(error) {
+      let reason = (error as? DatabaseError)?.message ?? "\(error)"
+      for suffix in ["", "-wal", "-shm"] { unlink(path + suffix) }
+      do {
+        return (try attach(path), reason)
+      } catch {
+        throw .index(path, Self.describe(error))
+      }
+    } catch {
+      throw .index(path, Self.describe(error))
+    }
+  }
+
+  private static func attach(_ path: String) throws -> LibraryIndex {
+    var configuration = Configuration()
+    // A scan holds the write lock for one batch at a time; another writer waits that long, not forever.
+    configuration.busyMode = .timeout(30)
+    let pool = try DatabasePool(path: path, configuration: configuration)
+    try IndexSchema.migrator.migrate(pool)
+    // Reading a page of each table finds a file that SQLite opened but cannot use.
+    try pool.read { db in
+      _ = try Int.fetchOne(db, sql: "SELECT count(*) FROM (SELECT 1 FROM track LIMIT 1)")
+      _ = try Int.fetchOne(db, sql: "SELECT count(*) FROM (SELECT 1 FROM track_text LIMIT 1)")
+    }
+    return LibraryIndex(path: path, pool: pool)
+  }
+
+  /// Whether `error` says the file is not a usable index (rather than, say, a full disk or a lock).
+  public static func isDamage(_ error: any Error) -> Bool {
+    if let error = error as? LibraryError, case .index(_, let reason) = error { return reason.hasPrefix("damaged:") }
+    guard let error = error as? DatabaseError else { return false }
+    return [.SQLITE_CORRUPT, .SQLITE_NOTADB, .SQLITE_FORMAT].contains(error.resultCode)
+      || error.message?.contains("no such table") == true
+  }
+
+  static func describe(_ error: any Error) -> String {
+    guard let error = error as? DatabaseError else { return "\(error)" }
+    let reason = error.message ?? "\(error.resultCode)"
+    return isDamage(error) ? "damaged: " + reason : reason
+  }
+
+  private func run<T>(_ body: () throws -> T) throws(LibraryError) -> T {
+    do {
+      return try body()
+    } catch {
+      throw .index(path, Self.describe(error))
+    }
+  }
+
+  /// Every indexed path with the stamp of the file it was read from.
+  public func stamps() throws(LibraryError) -> [String: FileStamp] {
+    try run {
+      try pool.read { db in
+        var stamps: [String: FileStamp] = [:]
+        let rows = try Row.fetchCursor(db, sql: "SELECT path, size, modified FROM track")
+        while let row = try rows.next() {
+          stamps[row[0]] = FileStamp(size: row[1], modified: row[2])
+        }
+        return stamps
+      }
+    }
+  }
+
+  /// Adds `tracks`, or replaces those with the same paths, in one transaction.
+  public func write(_ tracks: [IndexedTrack]) throws(LibraryError) {
+    guard !tracks.isEmpty else { return }
+    try run {
+      try pool.write { db in
+        let upsert = try db.cachedStatement(
+          sql: """
+            INSERT INTO track (path, size, modified, title, artist, album, trackNumber, date, duration)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT (path) DO UPDATE SET size = excluded.size, modified = excluded.modified,
+              title = excluded.title, artist = excluded.artist, album = excluded.album,
+              trackNumber = excluded.trackNumber, date = excluded.date, duration = excluded.duration
+            RETURNING id
+            """)
+        let unindex = try db.cachedStatement(sql: "DELETE FROM track_text WHERE rowid = ?")
+        let index = try db.cachedStatement(
+          sql: "INSERT INTO track_text (rowid, title, artist, album, path) VALUES (?, ?, ?, ?, ?)")
+        for track in tracks {
+          let tags = track.tags
+          guard
+            let id = try Int64.fetchOne(
+              upsert,
+              arguments: [
+                track.path, track.stamp.size, track.stamp.modified, tags.title, tags.artist, tags.album,
+                tags.trackNumber, tags.date, tags.duration,
+              ])
+          else { continue }
+          try unindex.execute(arguments: [id])
+          let fold = { (text: String?) in text.map(SearchFolding.fold) ?? "" }
+          try index.execute(
+            arguments: [id, fold(tags.title), fold(tags.artist), fold(tags.album), SearchFolding.fold(track.path)])
+        }
+      }
+    }
+  }
+
+  /// Removes the tracks at `paths`, in one transaction.
+  public func remove(_ paths: [String]) throws(LibraryError) {
+    guard !paths.isEmpty else { return }
+    try run {
+      try pool.write { db in
+        let unindex = try db.cachedStatement(
+          sql: "DELETE FROM track_text WHERE rowid = (SELECT id FROM track WHERE path = ?)")
+        let delete = try db.cachedStatement(sql: "DELETE FROM track WHERE path = ?")
+        for path in paths {
+          try unindex.execute(arguments: [path])
+          try delete.execute(arguments: [path])
+        }
+      }
+    }
+  }
+
+  /// How many tracks the index holds.
+  public func count() throws(LibraryError) -> Int {
+    try run { try pool.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM track") ?? 0 } }
+  }
+
+  /// The tracks that match `query`, in path order; at most `limit` of them when given.
+  public func search(_ query: LibraryQuery, limit: Int? = nil) throws(LibraryError) -> [IndexedTrack] {
+    let (condition, arguments) = query.condition
+    let sql = """
+      SELECT track.path, track.size, track.modified, track.title, track.artist, track.album, track.trackNumber,
+        track.date, track.duration
+      FROM track_text JOIN track ON track.id = track_text.rowid
+      WHERE \(condition) ORDER BY track.path LIMIT ?
+      """
+    return try run {
+      try pool.read { db in
+        try Row.fetchAll(db, sql: sql, arguments: StatementArguments(arguments + [String(limit ?? -1)]))
+          .map { row in
+            IndexedTrack(
+              path: row[0], stamp: FileStamp(size: row[1], modified: row[2]),
+              tags: TrackTags(
+                title: row[3], artist: row[4], album: row[5], trackNumber: row[6], date: row[7], duration: row[8]))
+          }
+      }
+    }
+  }
+}
