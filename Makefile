@@ -24,6 +24,7 @@ build: deps
 RELEASE_FLAGS := -c release --static-swift-stdlib -Xswiftc -cross-module-optimization
 release: deps
 	$(SWIFT) build $(RELEASE_FLAGS) --product splay $$(dir=$$(scripts/static-libstdcxx-dir); [[ -n $$dir ]] && echo "-Xlinker -L$$dir")
+	$(SWIFT) build $(RELEASE_FLAGS) --product splay-library
 	$(SWIFT) build --product generate-manual
 
 # `make release`, then `make install PREFIX=/usr/local DESTDIR=` (sudo for a system prefix: it builds nothing, so no

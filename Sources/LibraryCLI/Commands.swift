@@ -105,6 +105,12 @@ struct SearchCommand: ParsableCommand {
   @Flag(name: .long, help: "Artist, title, album and length before each path, tab-separated.")
   var long = false
 
+  @Flag(name: .long, help: "End each path with a NUL byte instead of a newline (paths may hold newlines).")
+  var null = false
+
+  @Flag(name: .long, help: "Exit 0 when nothing matches.")
+  var allowNone = false
+
   @Argument(help: ArgumentHelp("Words to find.", valueName: "query"))
   var words: [String]
 
@@ -118,13 +124,15 @@ struct SearchCommand: ParsableCommand {
     let tracks = try Library().index(refill: true).search(query, limit: limit)
     for track in tracks {
       guard long else {
-        Output.out(track.path)
+        null ? Output.raw(track.path + "\u{0}") : Output.out(track.path)
         continue
       }
       let tags = track.tags
       let length = tags.duration.map { String(format: $0) } ?? ""
       Output.out([tags.artist ?? "", tags.title ?? "", tags.album ?? "", length, track.path].joined(separator: "\t"))
     }
-    if tracks.isEmpty { throw LibraryFailure(message: "search '\(text)': no track matches", status: .failed) }
+    if tracks.isEmpty, !allowNone {
+      throw LibraryFailure(message: "search '\(text)': no track matches", status: .failed)
+    }
   }
 }

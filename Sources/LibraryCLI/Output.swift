@@ -9,6 +9,11 @@ enum Output {
     write(line + "\n", to: STDOUT_FILENO)
   }
 
+  /// Writes `text` to stdout as it is.
+  static func raw(_ text: String) {
+    write(text, to: STDOUT_FILENO)
+  }
+
   /// Writes `splay: message` to stderr.
   static func error(_ message: String) {
     write("splay: " + message + "\n", to: STDERR_FILENO)

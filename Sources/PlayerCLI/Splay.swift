@@ -17,6 +17,7 @@ struct Splay: AsyncParsableCommand {
         splay run fixtures/scripts/pause-resume.splay --output simulated
         splay serve &  splay ctl seek +5  splay ctl follow
         splay info song.flac
+        splay library add ~/Music   splay search björk   splay play --search 'artist:björk'
         splay play --resume    (serve resumes by itself; see Resume in README)
         splay config           (the settings of ~/.config/splay/config.toml)
 
@@ -33,6 +34,7 @@ struct Splay: AsyncParsableCommand {
     version: "0.1.0",
     subcommands: [
       PlayCommand.self, RunCommand.self, ServeCommand.self, CtlCommand.self, InfoCommand.self, ConfigCommand.self,
+      LibraryCommand.self, SearchCommand.self,
     ]
   )
 }

@@ -1,5 +1,6 @@
 import GRDB
 import PlayerCore
+import PlayerLibrary
 
 #if canImport(Glibc)
   import Glibc
@@ -144,25 +145,27 @@ public final class LibraryIndex: Sendable {
     try run { try pool.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM track") ?? 0 } }
   }
 
-  /// The tracks that match `query`, in path order; at most `limit` of them when given.
+  /// The tracks that match `query`, in the natural order of their paths (as a folder plays: 2 before 10); the
+  /// first `limit` of them when given.
   public func search(_ query: LibraryQuery, limit: Int? = nil) throws(LibraryError) -> [IndexedTrack] {
     let (condition, arguments) = query.condition
     let sql = """
       SELECT track.path, track.size, track.modified, track.title, track.artist, track.album, track.trackNumber,
         track.date, track.duration
       FROM track_text JOIN track ON track.id = track_text.rowid
-      WHERE \(condition) ORDER BY track.path LIMIT ?
+      WHERE \(condition)
       """
-    return try run {
+    let found = try run {
       try pool.read { db in
-        try Row.fetchAll(db, sql: sql, arguments: StatementArguments(arguments + [String(limit ?? -1)]))
-          .map { row in
-            IndexedTrack(
-              path: row[0], stamp: FileStamp(size: row[1], modified: row[2]),
-              tags: TrackTags(
-                title: row[3], artist: row[4], album: row[5], trackNumber: row[6], date: row[7], duration: row[8]))
-          }
+        try Row.fetchAll(db, sql: sql, arguments: StatementArguments(arguments)).map { row in
+          IndexedTrack(
+            path: row[0], stamp: FileStamp(size: row[1], modified: row[2]),
+            tags: TrackTags(
+              title: row[3], artist: row[4], album: row[5], trackNumber: row[6], date: row[7], duration: row[8]))
+        }
       }
     }
+    let ordered = found.sorted { NaturalOrder.areInIncreasingOrder($0.path, $1.path) }
+    return limit.map { Array(ordered.prefix($0)) } ?? ordered
   }
 }

@@ -10,7 +10,7 @@ import Testing
   /// Built by `make test` (and `make release`).
   private let manualTool = Splay.root + "/.build/debug/generate-manual"
   private let expected = [
-    "/usr/local/bin/splay", "/usr/local/share/bash-completion/completions/splay",
+    "/usr/local/bin/splay", "/usr/local/bin/splay-library", "/usr/local/share/bash-completion/completions/splay",
     "/usr/local/share/fish/vendor_completions.d/splay.fish", "/usr/local/share/man/man1/splay.1",
     "/usr/local/share/splay/installed", "/usr/local/share/zsh/site-functions/_splay",
   ]
@@ -55,6 +55,10 @@ import Testing
 
     let version = try ChildProcess.run([destdir + "/usr/local/bin/splay", "--version"])
     #expect(version.status == 0 && !version.stdout.isEmpty, "the installed binary runs")
+    let library = try ChildProcess.run(
+      [destdir + "/usr/local/bin/splay", "library", "roots"],
+      environment: ["XDG_STATE_HOME": scratch.path + "/state", "XDG_CACHE_HOME": scratch.path + "/cache"])
+    #expect(library.status == 0, "the installed splay finds splay-library beside it: \(library.stderr)")
 
     var environment = ProcessInfo.processInfo.environment
     environment["MANWIDTH"] = "200"
@@ -70,7 +74,7 @@ import Testing
     let section = help.stdout.components(separatedBy: "SUBCOMMANDS:\n").last ?? ""
     let subcommands = (section.components(separatedBy: "\n\n").first ?? "").split(separator: "\n")
       .map { $0.split(separator: " ", omittingEmptySubsequences: true) }
-    #expect(subcommands.count == 6, "play, run, serve, ctl, info, config: \(help.stdout)")
+    #expect(subcommands.count == 8, "play, run, serve, ctl, info, config, library, search: \(help.stdout)")
     for words in subcommands {
       let abstract = words.dropFirst().prefix(4).joined(separator: " ")
       #expect(rendered.stdout.contains(abstract), "the page describes \(words[0]): '\(abstract)'")

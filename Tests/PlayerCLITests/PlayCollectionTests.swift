@@ -22,12 +22,12 @@ import Testing
 
   /// Plays `arguments` on the real server and checks that the sink heard `steps`, one track after the other.
   private func expectHeard(
-    _ arguments: [String], stdin: String? = nil, steps: [Int], status: Int32 = 0,
-    sourceLocation: SourceLocation = #_sourceLocation
+    _ arguments: [String], stdin: String? = nil, environment: [String: String] = [:], steps: [Int],
+    status: Int32 = 0, sourceLocation: SourceLocation = #_sourceLocation
   ) async throws {
     try await ExclusiveSink.run {
       let recorder = try MonitorRecorder()
-      let result = try Splay.run(["play", "--json"] + arguments, stdin: stdin)
+      let result = try Splay.run(["play", "--json"] + arguments, environment: environment, stdin: stdin)
       let recording = recorder.stop()
       #expect(result.status == status, "\(result.stderr)", sourceLocation: sourceLocation)
       let start = try #require(recording.firstAudibleFrame(threshold: 0.05), sourceLocation: sourceLocation)
@@ -46,6 +46,17 @@ import Testing
     let scratch = try ScratchDirectory()
     let tree = try Self.makeTree(in: scratch)
     try await expectHeard([tree.root], steps: tree.order.map(\.step))
+  }
+
+  @Test(.enabled(if: PulseEnvironment.available, "needs the private PulseAudio server of `make test`"))
+  func aLibrarySearchPlaysWhatItFindsOnTheServer() async throws {
+    let scratch = try ScratchDirectory()
+    let tree = try Self.makeTree(in: scratch)
+    let environment = ["XDG_CACHE_HOME": scratch.path + "/cache", "XDG_STATE_HOME": scratch.path + "/state"]
+    let added = try Splay.run(["library", "add", tree.root], environment: environment)
+    #expect(added.status == 0, "\(added.stderr)")
+    // "album 10" is in two paths; the index gives them in path order.
+    try await expectHeard(["--search", "ALBUM 10"], environment: environment, steps: [3, 7])
   }
 
   @Test(.enabled(if: PulseEnvironment.available, "needs the private PulseAudio server of `make test`"))

@@ -56,6 +56,15 @@ import Testing
     #expect(try folder.search("genre:rock").isEmpty, "an unknown prefix is a word, found nowhere")
   }
 
+  @Test func matchesComeInTheNaturalOrderOfTheirPaths() throws {
+    let folder = try LibraryFolder()
+    for name in ["10.flac", "2.flac", "a/1.flac"] { try folder.add(name, TrackTags(title: "x")) }
+    try folder.scan()
+    #expect(try folder.search("x") == ["2.flac", "10.flac", "a/1.flac"])
+    let first = try folder.index().search(LibraryQuery("x"), limit: 2).map(\.path)
+    #expect(first == [folder.music + "/2.flac", folder.music + "/10.flac"])
+  }
+
   @Test func aQueryWithNothingToFindIsRefused() {
     for text in ["", "   ", "artist:", "\"\""] {
       #expect(throws: LibraryError.query(text)) { try LibraryQuery(text) }

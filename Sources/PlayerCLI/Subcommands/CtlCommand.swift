@@ -16,6 +16,8 @@ struct CtlCommand: AsyncParsableCommand {
       Commands:
         load PATH...      replace the queue (files, folders, playlists) and stop at its first track
         enqueue PATH...   add to the end of the queue
+        load --search QUERY, enqueue --search QUERY   the library's tracks that QUERY finds
+        search QUERY      print the paths of the library's matching tracks (as 'splay search')
         play, pause, toggle, stop
         seek TIME         12.5, 1:30, 50%, +5, -5
         volume LEVEL      40, 40%, +5, -5
@@ -47,18 +49,38 @@ struct CtlCommand: AsyncParsableCommand {
   @Argument(parsing: .allUnrecognized, help: ArgumentHelp("The command's arguments.", valueName: "args"))
   var arguments: [String] = []
 
+  /// `arguments` with `--search QUERY` (or `--search=QUERY`) replaced by the paths the query finds.
+  static func searched(_ arguments: [String]) throws -> [String] {
+    var paths: [String] = []
+    var rest = arguments[...]
+    while let argument = rest.popFirst() {
+      if argument == "--search" {
+        guard let query = rest.popFirst() else { throw CLIError(message: "--search needs a query", status: .usage) }
+        paths += try LibraryProgram.paths(matching: query)
+      } else if argument.hasPrefix("--search=") {
+        paths += try LibraryProgram.paths(matching: String(argument.dropFirst("--search=".count)))
+      } else {
+        paths.append(argument)
+      }
+    }
+    return paths
+  }
+
   func run() async throws {
     let name = command.lowercased()
     if name == "help" {
       return Console.out(Self.helpMessage())
     }
+    // The library is this user's, read here: the server is sent the paths.
+    if name == "search" { try LibraryProgram.become(["search"] + arguments) }
     let config = try ConfigFile.load()
     let path = try socket ?? config.socket?.value ?? SocketPath.defaultPath()
     let follow = name == "follow"
     // The server opens files relative to its own folder: send the paths as this shell sees them.
     let isPathCommand = ["load", "enqueue", "add"].contains(name)
     let cwd = FileManager.default.currentDirectoryPath
-    let sent = isPathCommand ? arguments.map { $0.hasPrefix("/") ? $0 : cwd + "/" + $0 } : arguments
+    var sent = isPathCommand ? try Self.searched(arguments) : arguments
+    if isPathCommand { sent = sent.map { $0.hasPrefix("/") ? $0 : cwd + "/" + $0 } }
     // Checked as the server will read it, so that a typo is a usage error here and not a failed command there.
     let request: ControlRequest
     switch ControlRequest.request(id: .number(1), command: follow ? "subscribe" : command, args: sent) {

@@ -63,6 +63,13 @@ struct PlayCommand: AsyncParsableCommand {
       """)
   var resume = false
 
+  @Option(
+    name: .long,
+    help: ArgumentHelp(
+      "Also play the library's tracks that QUERY finds, after any files ('splay search' shows them).",
+      valueName: "query"))
+  var search: String?
+
   @Argument(
     help: ArgumentHelp(
       "Audio files (WAV, FLAC, Ogg Vorbis, Opus, MP3, M4A…), folders, playlists, or '-' for a list on standard input.",
@@ -70,8 +77,12 @@ struct PlayCommand: AsyncParsableCommand {
   var files: [String] = []
 
   func validate() throws {
-    if resume, !files.isEmpty { throw ValidationError("--resume continues the last session: give it no files") }
-    if !resume, files.isEmpty { throw ValidationError("give the files, folders or playlists to play (or --resume)") }
+    if resume, !files.isEmpty || search != nil {
+      throw ValidationError("--resume continues the last session: give it no files or --search")
+    }
+    if !resume, files.isEmpty, search == nil {
+      throw ValidationError("give the files, folders or playlists to play (or --resume)")
+    }
   }
 
   /// `--start` takes what `seek` takes in scripts and on the socket, except a step: there is nothing to step from.
@@ -204,7 +215,9 @@ struct PlayCommand: AsyncParsableCommand {
   /// controller). Files from folders and playlists are reported when their turn comes: opening ten thousand first
   /// would delay the first sound by seconds.
   private func playableTracks(decoders: ProbedDecoderFactory, reports: SkipReports) throws -> [String] {
-    let tracks = try TrackArguments.expand(files)
+    var tracks = try TrackArguments.expand(files)
+    // The index holds tracks (files and cue tracks), each queued as it is.
+    if let search { tracks.paths += try LibraryProgram.paths(matching: search) }
     tracks.summaries.forEach(Console.error)
     for entry in tracks.skipped { reports.report(entry.message) }
     let named = Set(files)

@@ -1,0 +1,92 @@
+import Glibc
+
+/// `splay-library`, the program that holds the library index: `splay library` and `splay search` become it, and
+/// `play --search` and `ctl load --search` run it for the paths a query finds. It lies beside `splay` (the
+/// build folder, or the `bin` that `make install` fills); SQLite is loaded by it alone.
+enum LibraryProgram {
+  static let name = "splay-library"
+
+  /// The program's path: beside this executable, else the first on `PATH`.
+  static func location() throws -> String {
+    var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+    let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+    if length > 0 {
+      let own = String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+      let beside = own[..<(own.lastIndex(of: "/") ?? own.startIndex)] + "/" + name
+      if access(beside, X_OK) == 0 { return String(beside) }
+    }
+    let searchPath = getenv("PATH").map { String(cString: $0) } ?? "/usr/local/bin:/usr/bin"
+    for folder in searchPath.split(separator: ":") where access(folder + "/" + name, X_OK) == 0 {
+      return folder + "/" + name
+    }
+    throw CLIError(
+      message: "\(name) is not installed beside splay or on PATH (make install installs both)", status: .failed)
+  }
+
+  /// Becomes `splay-library ARGUMENTS`: its output, messages and exit status are the command's.
+  static func become(_ arguments: [String]) throws -> Never {
+    let program = try location()
+    let argv = ([name] + arguments).map { strdup($0) } + [nil]
+    execv(program, argv)
+    let reason = String(cString: strerror(errno))
+    throw CLIError(message: "\(program): \(reason)", status: .failed)
+  }
+
+  /// The paths of the library's tracks that `query` finds, in path order; none found is an error that says so.
+  /// The program's own messages (an index made again, a scan's summary) reach stderr as they are.
+  static func paths(matching query: String) throws -> [String] {
+    let program = try location()
+    let output = try ChildOutput.run(program, [name, "search", "--null", "--allow-none", "--", query])
+    guard output.status == 0 else {
+      // It said why on stderr.
+      throw CLIError(message: "search '\(query)' failed", status: .failed)
+    }
+    let paths = output.bytes.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+    guard !paths.isEmpty else {
+      throw CLIError(message: "search '\(query)': no track in the library matches", status: .fileError)
+    }
+    return paths
+  }
+}
+
+/// A program run to its end with its standard output collected (its stderr is splay's).
+struct ChildOutput {
+  /// What it wrote.
+  var bytes: [UInt8]
+  /// Its exit status, or 128 + the signal that ended it.
+  var status: Int32
+
+  static func run(_ program: String, _ argv: [String]) throws -> ChildOutput {
+    var ends: [Int32] = [-1, -1]
+    // Close-on-exec from the start, so that no other child inherits an end (pipe2 is not in Swift's Glibc).
+    let type = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
+    guard socketpair(AF_UNIX, type, 0, &ends) == 0 else {
+      throw CLIError(message: "\(program): \(String(cString: strerror(errno)))", status: .failed)
+    }
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_adddup2(&actions, ends[1], 1)
+    let arguments = argv.map { strdup($0) } + [nil]
+    defer { for pointer in arguments { free(pointer) } }
+    var pid: pid_t = 0
+    let spawned = posix_spawn(&pid, program, &actions, nil, arguments, environ)
+    close(ends[1])
+    defer { close(ends[0]) }
+    guard spawned == 0 else {
+      throw CLIError(message: "\(program): \(String(cString: strerror(spawned)))", status: .failed)
+    }
+    var bytes: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 65536)
+    while true {
+      let count = chunk.withUnsafeMutableBytes { read(ends[0], $0.baseAddress, $0.count) }
+      if count < 0, errno == EINTR { continue }
+      guard count > 0 else { break }
+      bytes += chunk[..<count]
+    }
+    var status: Int32 = 0
+    while waitpid(pid, &status, 0) < 0, errno == EINTR {}
+    let signal = status & 0x7F
+    return ChildOutput(bytes: bytes, status: signal == 0 ? (status >> 8) & 0xFF : 128 + signal)
+  }
+}
