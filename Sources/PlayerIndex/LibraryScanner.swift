@@ -49,7 +49,8 @@ public struct LibraryScanner: Sendable {
     _ roots: [String], progress: (Progress) -> Void = { _ in }
   ) throws(LibraryError) -> Report {
     var report = Report()
-    let expansion = TrackListExpander(limit: .max).expand(roots)
+    // No queue's limit: the index takes a whole collection (half of Int.max leaves the walk room to count past it).
+    let expansion = TrackListExpander(limit: .max / 2).expand(roots)
     report.skipped = expansion.skipped.map(\.message)
     let known = try index.stamps()
     report.found = expansion.paths.count

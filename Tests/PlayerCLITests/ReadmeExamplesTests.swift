@@ -25,6 +25,7 @@ import Testing
       ("song.flac", "media/ladder-44k-stereo.flac"), ("other.mp3", "media/ladder-44k-stereo.mp3"),
       ("a.flac", "media/sweep-30s.flac"), ("Music/Album/1 - one.flac", "media/short-44k-stereo.flac"),
       ("Music/Album/2 - two.ogg", "media/ladder-44k-stereo.ogg"), ("live.flac", "media/ladder-44k-stereo.flac"),
+      ("Music/Björk/Hyperballad.flac", "media/short-44k-stereo.flac"),
     ] {
       try FileManager.default.createDirectory(
         atPath: (home + "/" + name as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
@@ -44,9 +45,14 @@ import Testing
       """
     try Data(wrapper.utf8).write(to: URL(fileURLWithPath: home + "/bin/splay"))
     chmod(home + "/bin/splay", 0o755)
+    // A search finds what `splay library add ~/Music` indexed, as the README's line before it says.
+    let setUp = line.contains("--search") ? "splay library add Music 2>/dev/null && " : ""
     let result = try Splay.run(
-      ["-c", "cd '\(home)' && " + line],
-      environment: ["HOME": home, "PATH": home + "/bin:/usr/bin:/bin"], program: "/bin/sh")
+      ["-c", "cd '\(home)' && " + setUp + line],
+      environment: [
+        "HOME": home, "PATH": home + "/bin:/usr/bin:/bin", "XDG_CACHE_HOME": home + "/.cache",
+        "XDG_STATE_HOME": home + "/.local/state",
+      ], program: "/bin/sh")
     #expect(result.status == 0, "\(line)\n\(result.stderr)")
     if line.contains("splay play") { #expect(result.statuses.last == "ended", "\(line)\n\(result.stdout)") }
   }

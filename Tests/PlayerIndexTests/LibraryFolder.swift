@@ -34,6 +34,11 @@ final class LibraryFolder: @unchecked Sendable {
     return file
   }
 
+  /// Gives `tags` for the track at `path` (a cue track's, which is no file of its own).
+  func tag(_ path: String, _ tags: TrackTags) {
+    self.tags.withLock { $0[path] = tags }
+  }
+
   /// Changes the tags the reader gives for `file` and its modification time.
   func retag(_ file: String, _ tags: TrackTags) throws {
     self.tags.withLock { $0[file] = tags }

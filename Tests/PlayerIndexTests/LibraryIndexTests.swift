@@ -65,6 +65,27 @@ import Testing
     #expect(first == [folder.music + "/2.flac", folder.music + "/10.flac"])
   }
 
+  @Test func aCueSheetBesideItsFileGivesItsTracksAndFollowsTheSheetsChanges() throws {
+    let folder = try LibraryFolder()
+    try folder.add("live/live.flac", TrackTags(title: "The whole file"))
+    let sheet = folder.music + "/live/live.cue"
+    let text =
+      "FILE \"live.flac\" WAVE\n  TRACK 01 AUDIO\n    INDEX 01 00:00:00\n  TRACK 02 AUDIO\n    INDEX 01 00:01:00\n"
+    try Data(text.utf8).write(to: URL(fileURLWithPath: sheet))
+    folder.tag(sheet + "/track01", TrackTags(title: "Opening", artist: "The Band"))
+    folder.tag(sheet + "/track02", TrackTags(title: "Closer", artist: "The Band"))
+    var report = try folder.scan()
+    #expect((report.found, report.read) == (2, 2))
+    #expect(try folder.search("band") == ["live/live.cue/track01", "live/live.cue/track02"])
+    #expect(try folder.search("whole").isEmpty, "the file plays as its tracks, not once more whole")
+    // The sheet is the tracks' stamp: retitled there, they are read again.
+    folder.tag(sheet + "/track02", TrackTags(title: "Encore", artist: "The Band"))
+    try folder.retag(sheet, TrackTags())
+    report = try folder.scan()
+    #expect(report.read == 2)
+    #expect(try folder.search("encore") == ["live/live.cue/track02"])
+  }
+
   @Test func aQueryWithNothingToFindIsRefused() {
     for text in ["", "   ", "artist:", "\"\""] {
       #expect(throws: LibraryError.query(text)) { try LibraryQuery(text) }

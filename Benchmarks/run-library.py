@@ -1,0 +1,132 @@
+#!/usr/bin/env python3
+"""The library index (issue 35) on a 100,000-file tree, beside the peers a user has without splay's index.
+
+The tree is 1,000 folders of 100 files, each a hard link to one of a few copies of a short FLAC (no disk space; the
+page cache holds it, as it would a collection read a moment before). Figures, each from spawn to exit of the
+release `splay-library` (the program `splay library` and `splay search` become):
+- the first scan (`splay library add`): the walk, and every file's tags read by the decoders that play it;
+- a scan with nothing changed (the walk, one stat per file, the index's stamps);
+- a search that finds one album (100 tracks), beside `find -ipath` over the tree (no index) and the `sqlite3`
+  shell running the same FTS5 query on the same index (SQLite's own floor, with its process start);
+- a search that finds every track (100,000 paths sorted and printed), for scale.
+
+With --update-doc, the table replaces what lies between `<!-- library-bench:start -->` and
+`<!-- library-bench:end -->` of that file.
+"""
+
+import argparse
+import datetime
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from benchsupport import run, step, update_section  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+LIBRARY = ROOT / ".build" / "release" / "splay-library"
+SOURCE = ROOT / "fixtures" / "media" / "short-44k-stereo.flac"
+FOLDERS = 1_000
+FILES_PER_FOLDER = 100
+FILES = FOLDERS * FILES_PER_FOLDER
+LINKS_PER_SOURCE = 60_000
+
+
+def make_tree(directory):
+    root = Path(directory) / "Collection"
+    sources = []
+    made = 0
+    for folder in range(1, FOLDERS + 1):
+        album = root / f"Artist {folder % 97}" / f"Album {folder}"
+        album.mkdir(parents=True)
+        for track in range(1, FILES_PER_FOLDER + 1):
+            if made % LINKS_PER_SOURCE == 0:
+                sources.append(Path(directory) / f"source-{len(sources)}.flac")
+                shutil.copyfile(SOURCE, sources[-1])
+            os.link(sources[-1], album / f"{track} - Track {track}.flac")
+            made += 1
+    return root
+
+
+def timed(command, environment, expect_lines=None):
+    """Seconds from spawn to exit of `command`; fails the run when it fails or prints an unexpected count."""
+    start = time.monotonic()
+    result = subprocess.run(command, env=environment, capture_output=True, text=True)
+    seconds = time.monotonic() - start
+    if result.returncode != 0:
+        sys.exit(f"failed ({result.returncode}): {' '.join(command)}\n{result.stderr}")
+    if expect_lines is not None and len(result.stdout.splitlines()) != expect_lines:
+        sys.exit(f"{' '.join(command)}: {len(result.stdout.splitlines())} lines, expected {expect_lines}")
+    return seconds
+
+
+def median(values):
+    return sorted(values)[len(values) // 2]
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true", help="fewer rounds")
+    parser.add_argument("--update-doc", metavar="FILE", help="rewrite the library-bench section of FILE")
+    parser.add_argument("--swift", default=os.environ.get("SWIFT", "swift"), help="the swift driver to use")
+    parser.add_argument("--skip-build", action="store_true", help="use the binary already built")
+    options = parser.parse_args()
+    run([str(ROOT / "scripts" / "install-deps"), "sqlite3"])
+    if not options.skip_build:
+        step("building splay-library (release)")
+        run([options.swift, "build", "-c", "release", "-j", "1", "--package-path", str(ROOT),
+             "--product", "splay-library"])
+    rounds = 5 if options.quick else 21
+    with tempfile.TemporaryDirectory(prefix="splay-library-bench-") as directory:
+        step(f"building a {FILES:,}-file folder tree")
+        tree = make_tree(directory)
+        environment = dict(os.environ, XDG_CACHE_HOME=f"{directory}/cache", XDG_STATE_HOME=f"{directory}/state")
+        index = f"{directory}/cache/splay/library.sqlite"
+        step("first scan")
+        first = timed([str(LIBRARY), "add", str(tree)], environment)
+        step("scans with nothing changed")
+        again = median([timed([str(LIBRARY), "scan"], environment) for _ in range(3 if options.quick else 5)])
+        step(f"searches: {rounds} of each")
+        query = "album 517"
+        searches = {"splay": [], "find": [], "sqlite3": []}
+        everything = []
+        fts = ("SELECT track.path FROM track_text JOIN track ON track.id = track_text.rowid "
+               "WHERE track_text MATCH '\"album 517\"';")
+        for _ in range(rounds):
+            searches["splay"].append(timed([str(LIBRARY), "search", query], environment, 100))
+            searches["find"].append(timed(["find", str(tree), "-ipath", "*album 517/*"], environment, 100))
+            searches["sqlite3"].append(timed(["sqlite3", "-readonly", index, fts], environment, 100))
+        for _ in range(max(3, rounds // 4)):
+            everything.append(timed([str(LIBRARY), "search", "flac"], environment, FILES))
+    ms = {name: median(values) * 1000 for name, values in searches.items()}
+    rows = [
+        [f"First scan of {FILES:,} files (`splay library add`: walk, tags read by the decoders)", f"{first:.1f} s",
+         "—", "report", "—"],
+        [f"Scan of the same {FILES:,} files, nothing changed (median of {3 if options.quick else 5})",
+         f"{again:.2f} s", "—", "≤ 3 s", "yes" if again <= 3 else f"**no** ({again:.2f} s > 3 s)"],
+        [f"Search over {FILES:,} tracks finding one album of 100 (`splay-library search`, median from spawn to exit)",
+         f"{ms['splay']:.1f} ms", f"`find -ipath` {ms['find']:.1f} ms; `sqlite3` same FTS5 query {ms['sqlite3']:.1f} ms",
+         "≤ 10 ms", "yes" if ms["splay"] <= 10 else f"**no** ({ms['splay']:.1f} ms > 10 ms)"],
+        [f"Search finding all {FILES:,} tracks (sorted, printed; median)", f"{median(everything) * 1000:.0f} ms", "—",
+         "—", "—"],
+    ]
+    when = datetime.datetime.now().strftime("%Y-%m-%d %H:%M")
+    heading = (f"Library index, measured {when} on {os.cpu_count()} cores, {platform.machine()}, load average "
+               f"{os.getloadavg()[0]:.1f}; {'quick' if options.quick else 'full'} run (`Benchmarks/run-library.py`), "
+               "release build, warm page cache.")
+    lines = [heading, "", "| Measurement | splay | Peers (same run) | Target | Met? |", "|---|---|---|---|---|"]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    table = "\n".join(lines) + "\n"
+    print(table)
+    if options.update_doc:
+        update_section(Path(options.update_doc), table, "<!-- library-bench:start -->", "<!-- library-bench:end -->",
+                       "library-bench")
+
+
+if __name__ == "__main__":
+    main()
