@@ -11,6 +11,7 @@ let package = Package(
     .library(name: "PlayerDecoding", targets: ["PlayerDecoding"]),
     .library(name: "PlayerLibrary", targets: ["PlayerLibrary"]),
     .library(name: "PlayerScripts", targets: ["PlayerScripts"]),
+    .library(name: "PlayerIndex", targets: ["PlayerIndex"]),
     .executable(name: "splay", targets: ["PlayerCLI"]),
     .executable(name: "splay-library", targets: ["LibraryCLI"]),
   ],

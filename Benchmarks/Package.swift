@@ -62,6 +62,13 @@ let package = Package(
       dependencies: ["PlayerWorkloads"],
       swiftSettings: [.swiftLanguageMode(.v6)]
     ),
+    // Times searches of a library index in one process (the open index, no process start), for
+    // Benchmarks/run-library.py.
+    .executableTarget(
+      name: "LibraryProbe",
+      dependencies: [.product(name: "PlayerIndex", package: "splay")],
+      swiftSettings: [.swiftLanguageMode(.v6)]
+    ),
     // Times pause, play, seek and volume through the controller API on the real PulseAudio output, for
     // Benchmarks/run-audio.py (the socket and mpv figures come from the script itself).
     .executableTarget(

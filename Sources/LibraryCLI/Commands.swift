@@ -121,7 +121,8 @@ struct SearchCommand: ParsableCommand {
   func run() throws {
     let text = words.joined(separator: " ")
     let query = try LibraryQuery(text)
-    let tracks = try Library().index(refill: true).search(query, limit: limit)
+    let index = try Library().index(refill: true)
+    let tracks = try index.search(query, limit: limit)
     for track in tracks {
       guard long else {
         null ? Output.raw(track.path + "\u{0}") : Output.out(track.path)
@@ -131,8 +132,11 @@ struct SearchCommand: ParsableCommand {
       let length = tags.duration.map { String(format: $0) } ?? ""
       Output.out([tags.artist ?? "", tags.title ?? "", tags.album ?? "", length, track.path].joined(separator: "\t"))
     }
-    if tracks.isEmpty, !allowNone {
-      throw LibraryFailure(message: "search '\(text)': no track matches", status: .failed)
-    }
+    guard tracks.isEmpty, !allowNone else { return }
+    let empty = try index.count() == 0
+    throw LibraryFailure(
+      message: "search '\(text)': "
+        + (empty ? "the library is empty ('splay library add FOLDER')" : "no track matches"),
+      status: .failed)
   }
 }

@@ -24,9 +24,11 @@ struct Library {
     roots = LibraryRoots(path: locations.roots)
   }
 
-  /// The index; when it had to be made again, says so, and scans the roots when `refill` (a search needs them).
+  /// The index; when it had to be made again, says so, and scans the roots when `refill` (a search needs them,
+  /// and opens it for reading only).
   func index(refill: Bool) throws -> LibraryIndex {
-    let (index, rebuilt) = try LibraryIndex.open(at: locations.index)
+    let (index, rebuilt) =
+      refill ? try LibraryIndex.openForSearch(at: locations.index) : try LibraryIndex.open(at: locations.index)
     if let rebuilt {
       Output.error("\(locations.index): the library index was damaged (\(rebuilt)); made again")
       if refill { _ = try scan(index) }

@@ -12,9 +12,10 @@ import PlayerLibrary
 public final class LibraryIndex: Sendable {
   /// The database file.
   public let path: String
-  let pool: DatabasePool
+  /// A pool (a writer and readers) for scans, one read-only connection for a search.
+  let pool: any DatabaseWriter
 
-  private init(path: String, pool: DatabasePool) {
+  private init(path: String, pool: any DatabaseWriter) {
     self.path = path
     self.pool = pool
   }
@@ -36,6 +37,22 @@ public final class LibraryIndex: Sendable {
     } catch {
       throw .index(path, Self.describe(error))
     }
+  }
+
+  /// Opens the index at `path` for searching only: one read-only connection, nothing created, which costs a
+  /// search a few milliseconds less than ``open(at:)``. A missing, unfinished or damaged index is opened (and made
+  /// again) as ``open(at:)`` does.
+  public static func openForSearch(at path: String) throws(LibraryError) -> (index: LibraryIndex, rebuilt: String?) {
+    var configuration = Configuration()
+    configuration.readonly = true
+    configuration.busyMode = .timeout(30)
+    if access(path, R_OK) == 0,
+      let queue = try? DatabaseQueue(path: path, configuration: configuration),
+      (try? queue.read({ db in try IndexSchema.migrator.hasCompletedMigrations(db) })) == true
+    {
+      return (LibraryIndex(path: path, pool: queue), nil)
+    }
+    return try open(at: path)
   }
 
   private static func attach(_ path: String) throws -> LibraryIndex {
