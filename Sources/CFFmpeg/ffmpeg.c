@@ -5,6 +5,8 @@
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -47,6 +49,14 @@ static const char *const sonames[LIBRARIES] = {
             int64_t (*seek)(void *, int64_t, int)),                                                                   \
            (buffer, buffer_size, write_flag, opaque, read_packet, write_packet, seek))                                \
   VOID(AVFORMAT, void, avio_context_free, (AVIOContext **s), (s))                                                     \
+  FUNCTION(AVFORMAT, int, avformat_network_init, (void), ())                                                          \
+  FUNCTION(AVFORMAT, int, avio_open2,                                                                                 \
+           (AVIOContext **s, const char *url, int flags, const AVIOInterruptCB *int_cb, AVDictionary **options),      \
+           (s, url, flags, int_cb, options))                                                                          \
+  FUNCTION(AVFORMAT, int, avio_closep, (AVIOContext **s), (s))                                                        \
+  FUNCTION(AVFORMAT, int, avio_read_partial, (AVIOContext *s, unsigned char *buf, int size), (s, buf, size))          \
+  FUNCTION(AVFORMAT, int64_t, avio_seek, (AVIOContext *s, int64_t offset, int whence), (s, offset, whence))           \
+  FUNCTION(AVFORMAT, int64_t, avio_size, (AVIOContext *s), (s))                                                       \
   FUNCTION(AVCODEC, const AVCodec *, avcodec_find_decoder, (enum AVCodecID id), (id))                                 \
   FUNCTION(AVCODEC, const char *, avcodec_get_name, (enum AVCodecID id), (id))                                        \
   FUNCTION(AVCODEC, AVCodecContext *, avcodec_alloc_context3, (const AVCodec *codec), (codec))                        \
@@ -76,6 +86,12 @@ static const char *const sonames[LIBRARIES] = {
   VOID(AVUTIL, void, av_log_set_level, (int level), (level))                                                          \
   FUNCTION(AVUTIL, void *, av_malloc, (size_t size), (size))                                                          \
   VOID(AVUTIL, void, av_freep, (void *ptr), (ptr))                                                                    \
+  VOID(AVUTIL, void, av_free, (void *ptr), (ptr))                                                                     \
+  FUNCTION(AVUTIL, int, av_opt_get, (void *obj, const char *name, int search_flags, uint8_t **out_val),               \
+           (obj, name, search_flags, out_val))                                                                        \
+  FUNCTION(AVUTIL, int, av_dict_set, (AVDictionary **pm, const char *key, const char *value, int flags),              \
+           (pm, key, value, flags))                                                                                   \
+  VOID(AVUTIL, void, av_dict_free, (AVDictionary **m), (m))                                                           \
   FUNCTION(AVUTIL, AVFrame *, av_frame_alloc, (void), ())                                                             \
   VOID(AVUTIL, void, av_frame_free, (AVFrame **frame), (frame))                                                       \
   FUNCTION(AVUTIL, int64_t, av_rescale_q_rnd, (int64_t a, AVRational bq, AVRational cq, enum AVRounding rnd),         \
@@ -124,6 +140,7 @@ static void load(void) {
   }
   FUNCTIONS(RESOLVE, RESOLVE)
   table.av_log_set_level(AV_LOG_QUIET);
+  table.avformat_network_init();
   loaded = 1;
 }
 
@@ -170,6 +187,143 @@ void splay_ffmpeg_io_free(AVIOContext **io) {
   if (!*io) return;
   close((int)(intptr_t)(*io)->opaque);
   // FFmpeg may have replaced the buffer it was given; the one in the context is the one to free.
+  table.av_freep(&(*io)->buffer);
+  table.avio_context_free(io);
+}
+
+// A URL's bytes for the demuxer: FFmpeg's own http(s) protocol, read through a context of splay's so that each read
+// is small and followed by a look at the ICY metadata the protocol took out of the bytes: a title change is then
+// known at the byte of the audio where it begins.
+enum { TITLES = 16 };
+struct url_source {
+  AVIOContext *http;
+  int64_t offset;  // bytes handed to the demuxer
+  char *packet;    // the last icy_metadata_packet seen
+  struct {
+    int64_t offset;
+    char *packet;
+  } changes[TITLES];
+  int first, count;
+};
+
+static void note_metadata(struct url_source *source, int64_t offset) {
+  uint8_t *packet = NULL;
+  if (table.av_opt_get(source->http, "icy_metadata_packet", AV_OPT_SEARCH_CHILDREN, &packet) < 0 || !packet) return;
+  if (!*packet || (source->packet && strcmp((char *)packet, source->packet) == 0)) {
+    table.av_free(packet);
+    return;
+  }
+  free(source->packet);
+  source->packet = strdup((char *)packet);
+  table.av_free(packet);
+  if (!source->packet) return;
+  // A full queue drops its oldest change: the newest titles are the ones a listener still hears.
+  if (source->count == TITLES) {
+    free(source->changes[source->first].packet);
+    source->first = (source->first + 1) % TITLES;
+    source->count--;
+  }
+  int slot = (source->first + source->count) % TITLES;
+  source->changes[slot].offset = offset;
+  source->changes[slot].packet = strdup(source->packet);
+  if (source->changes[slot].packet) source->count++;
+}
+
+static int read_url(void *opaque, uint8_t *buffer, int size) {
+  struct url_source *source = opaque;
+  // At most one ICY interval's worth at a time (Icecast's is 16000 bytes or more): the protocol then parses each
+  // metadata block in a read of its own, and the change is placed at the first byte after it.
+  int count = table.avio_read_partial(source->http, buffer, size < 8192 ? size : 8192);
+  if (count > 0) {
+    note_metadata(source, source->offset);
+    source->offset += count;
+  }
+  return count == 0 ? AVERROR_EOF : count;
+}
+
+static int64_t seek_url(void *opaque, int64_t offset, int whence) {
+  struct url_source *source = opaque;
+  if (whence & AVSEEK_SIZE) return table.avio_size(source->http);
+  int64_t reached = table.avio_seek(source->http, offset, whence & ~AVSEEK_FORCE);
+  if (reached >= 0) source->offset = reached;
+  return reached;
+}
+
+AVIOContext *splay_ffmpeg_url_open(const char *url, int64_t timeout_us, int *error) {
+  struct url_source *source = calloc(1, sizeof *source);
+  if (!source) {
+    *error = AVERROR(ENOMEM);
+    return NULL;
+  }
+  AVDictionary *options = NULL;
+  char timeout[32];
+  snprintf(timeout, sizeof timeout, "%lld", (long long)timeout_us);
+  table.av_dict_set(&options, "rw_timeout", timeout, 0);
+  table.av_dict_set(&options, "timeout", timeout, 0);
+  table.av_dict_set(&options, "icy", "1", 0);
+  table.av_dict_set(&options, "user_agent", "splay", 0);
+  // A stream that drops once playing is reconnected by the protocol, waiting 1, 2, 4… s up to the delay below; a
+  // server that does not answer the first request fails at once (within the timeout).
+  table.av_dict_set(&options, "reconnect", "1", 0);
+  table.av_dict_set(&options, "reconnect_streamed", "1", 0);
+  table.av_dict_set(&options, "reconnect_delay_max", "8", 0);
+  *error = table.avio_open2(&source->http, url, AVIO_FLAG_READ, NULL, &options);
+  table.av_dict_free(&options);
+  if (*error < 0) {
+    free(source);
+    return NULL;
+  }
+  enum { SIZE = 16 * 1024 };
+  unsigned char *buffer = table.av_malloc(SIZE);
+  int seekable = source->http->seekable;
+  AVIOContext *io =
+      buffer ? table.avio_alloc_context(buffer, SIZE, 0, source, read_url, NULL, seekable ? seek_url : NULL) : NULL;
+  if (!io) {
+    table.av_freep(&buffer);
+    table.avio_closep(&source->http);
+    free(source);
+    *error = AVERROR(ENOMEM);
+    return NULL;
+  }
+  io->seekable = seekable;
+  note_metadata(source, 0);
+  return io;
+}
+
+int splay_ffmpeg_url_seekable(AVIOContext *io) {
+  return ((struct url_source *)io->opaque)->http->seekable != 0;
+}
+
+char *splay_ffmpeg_url_headers(AVIOContext *io) {
+  struct url_source *source = io->opaque;
+  uint8_t *headers = NULL;
+  if (table.av_opt_get(source->http, "icy_metadata_headers", AV_OPT_SEARCH_CHILDREN, &headers) < 0) return NULL;
+  char *copy = headers ? strdup((char *)headers) : NULL;
+  table.av_free(headers);
+  return copy;
+}
+
+char *splay_ffmpeg_url_take_metadata(AVIOContext *io, int64_t *offset) {
+  struct url_source *source = io->opaque;
+  if (source->count == 0) return NULL;
+  char *packet = source->changes[source->first].packet;
+  *offset = source->changes[source->first].offset;
+  source->first = (source->first + 1) % TITLES;
+  source->count--;
+  return packet;
+}
+
+void splay_ffmpeg_url_close(AVIOContext **io) {
+  if (!*io) return;
+  struct url_source *source = (*io)->opaque;
+  table.avio_closep(&source->http);
+  while (source->count > 0) {
+    free(source->changes[source->first].packet);
+    source->first = (source->first + 1) % TITLES;
+    source->count--;
+  }
+  free(source->packet);
+  free(source);
   table.av_freep(&(*io)->buffer);
   table.avio_context_free(io);
 }

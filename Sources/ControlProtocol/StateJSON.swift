@@ -57,10 +57,12 @@ extension TrackInfo {
     json.field("channels", channels)
     if let damage { json.field("damage", damage) }
     if let date { json.field("date", date) }
-    try json.field("duration", duration)
+    // A live stream has no length: `live` says so instead.
+    if !isLive { try json.field("duration", duration) }
     json.field("format", format)
     json.field("frames", frames)
     json.field("path", path)
+    if isLive { json.field("live", true) }
     if let gain { try json.field("replayGain") { json in try gain.write(members: &json) } }
     json.field("sampleRate", sampleRate)
     if let title { json.field("title", title) }
@@ -86,6 +88,10 @@ extension PlayerError {
       json.field("detail", detail)
       json.field("message", message)
       json.field("path", path)
+    case .streamFailed(let url, let detail):
+      json.field("detail", detail)
+      json.field("message", message)
+      json.field("url", url)
     case .outputUnavailable(let server, let detail):
       json.field("detail", detail)
       json.field("message", message)

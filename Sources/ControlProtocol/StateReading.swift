@@ -102,12 +102,13 @@ extension TrackInfo {
       case .some(let bitDepth) = json.optional("bitDepth", \.int),
       case .some(let bitrate) = json.optional("bitrate", \.int),
       case .some(let damage) = json.optional("damage", \.text),
-      case .some(let gain) = json.optional("replayGain", AppliedGain.init(json:))
+      case .some(let gain) = json.optional("replayGain", AppliedGain.init(json:)),
+      case .some(let live) = json.optional("live", \.flag)
     else { return nil }
     self.init(
       path: path, format: format, sampleRate: sampleRate, channels: channels, frames: frames, title: title,
       artist: artist, album: album, trackNumber: trackNumber, date: date, bitDepth: bitDepth, bitrate: bitrate,
-      damage: damage, gain: gain)
+      damage: damage, gain: gain, isLive: live ?? false)
   }
 }
 
@@ -131,6 +132,7 @@ extension PlayerError {
     case "not-a-file": self = .notAFile(path: text("path"))
     case "no-tracks": self = .noTracks(path: text("path"))
     case "unsupported-format": self = .unsupportedFormat(path: text("path"), detail: text("detail"))
+    case "stream-failed": self = .streamFailed(url: text("url"), detail: text("detail"))
     case "output-unavailable": self = .outputUnavailable(server: text("server"), detail: text("detail"))
     case "sink-not-found": self = .sinkNotFound(server: text("server"), sink: text("sink"))
     case "output-lost": self = .outputLost(detail: text("detail"))

@@ -14,8 +14,8 @@ struct PlayerSession: Sendable {
   let simulated: SimulatedOutput?
 
   /// What opens the files splay plays: every format the standard decoders know, and the tracks of cue sheets.
-  static func fileDecoders() -> any AudioDecoderFactory {
-    CueTrackDecoderFactory(opening: StandardDecoderFactory())
+  static func fileDecoders(streamTimeout: Double = 3) -> any AudioDecoderFactory {
+    CueTrackDecoderFactory(opening: StandardDecoderFactory(streamTimeout: streamTimeout))
   }
 
   /// Builds the output `options` name, a controller on it and its timeline; `answers` is where the controller
@@ -23,10 +23,12 @@ struct PlayerSession: Sendable {
   /// an output already made for ``OutputSettings/pulseConfiguration`` (``EarlyStart``); otherwise one is made here.
   /// The controller opens files through `decoders`, with `replayGain` applied unless it is off.
   init(
-    _ options: OutputSettings, decoders opener: any AudioDecoderFactory = Self.fileDecoders(),
+    _ options: OutputSettings, decoders given: (any AudioDecoderFactory)? = nil,
     replayGain: ReplayGainPolicy = ReplayGainPolicy(), answers: ExecutionContext? = nil, pulse: PulseOutput? = nil,
     onSkipped: (@Sendable (PlayerError) -> Void)? = nil
   ) {
+    // A stream that does not answer fails within the command's deadline.
+    let opener = given ?? Self.fileDecoders(streamTimeout: options.deadline)
     let decoders =
       replayGain.mode == .off
       ? opener

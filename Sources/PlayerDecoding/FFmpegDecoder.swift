@@ -38,9 +38,25 @@ public final class FFmpegDecoder: AudioDecoder {
     }
   }
 
+  /// Opens `url` (http or https): a file the server serves in ranges plays and seeks as a local one; a live
+  /// stream (internet radio) has no length, cannot seek, and its ICY `StreamTitle`s become title changes at the
+  /// frames they begin at (``takeTitleChanges()``), its `icy-name` the album. Connecting and each read may take
+  /// `timeout` seconds; a dropped live stream is reconnected by FFmpeg's protocol.
+  public convenience init(url: String, timeout: Double) throws(PlayerError) {
+    do {
+      try self.init(stream: try FFmpegStream(url: url, timeout: timeout), path: url)
+    } catch {
+      throw error.error
+    }
+  }
+
   /// Opens `path`, with the stage a failure came at, for ``StandardDecoderFactory``.
-  init(opening path: String) throws(DecoderOpenFailure) {
-    var stream = try FFmpegStream(path: path)
+  convenience init(opening path: String) throws(DecoderOpenFailure) {
+    try self.init(stream: try FFmpegStream(path: path), path: path)
+  }
+
+  private init(stream opened: consuming FFmpegStream, path: String) throws(DecoderOpenFailure) {
+    var stream = opened
     // Random bytes can pass for a stream (a FLAC stream named by the extension, an MP3 frame sync by chance):
     // a file is taken only once a frame of it decodes. The frame stays for the first read.
     guard stream.decodeNext() else {
@@ -49,9 +65,10 @@ public final class FFmpegDecoder: AudioDecoder {
     }
     // A truncated M4A declares the length it can still play, so that the player never confirms a position its
     // audio did not reach.
+    let live = stream.isLive
     let length = [stream.declaredFrames, stream.truncatedFrames].compactMap { $0 }.min()
     limit = length ?? .max
-    let frames = length ?? stream.estimatedFrames
+    let frames = live ? 0 : length ?? stream.estimatedFrames
     let seconds = Double(frames) / Double(stream.sampleRate)
     var damage: String?
     if let declared = stream.declaredFrames, let truncated = stream.truncatedFrames, truncated < declared {
@@ -60,13 +77,30 @@ public final class FFmpegDecoder: AudioDecoder {
         "the audio ends at \(SndfileDecoder.clockText(Double(truncated) / rate)) of the "
         + "\(SndfileDecoder.clockText(Double(declared) / rate)) its header declares (truncated)"
     }
+    // A station names itself in its headers, and each song in the stream: the song that plays first is the
+    // title from the start, the later ones come through ``takeTitleChanges()``.
+    let icy = stream.icyHeaders
+    let first = stream.titleChanges.first { $0.frame == 0 }
+    stream.titleChanges.removeAll { $0.frame == 0 }
+    let bitrate =
+      stream.fileSize > 0 && seconds > 0.1
+      ? Int((Double(stream.fileSize) * 8 / seconds).rounded())
+      : icy["icy-br"].flatMap { Int($0) }.map { $0 * 1000 } ?? stream.codecBitrate
     info = TrackInfo(
       path: path, format: Self.formatName(container: stream.containerName, codec: stream.codecName),
       sampleRate: stream.sampleRate, channels: stream.channels, frames: frames,
-      title: stream.tag("title"), artist: stream.tag("artist"), album: stream.tag("album"),
-      trackNumber: stream.tag("track"), date: stream.tag("date"), bitDepth: stream.bitDepth,
-      bitrate: seconds > 0.1 ? Int((Double(stream.fileSize) * 8 / seconds).rounded()) : nil, damage: damage)
+      title: first?.title ?? stream.tag("title"), artist: stream.tag("artist"),
+      album: icy["icy-name"] ?? stream.tag("album"), trackNumber: stream.tag("track"), date: stream.tag("date"),
+      bitDepth: stream.bitDepth, bitrate: bitrate, damage: damage, isLive: live)
     self.stream = Lock(stream)
+  }
+
+  /// The ICY titles decoded since the last call, each at the frame its audio begins at.
+  public func takeTitleChanges() -> [TitleChange] {
+    stream.withLock { stream in
+      defer { stream.titleChanges.removeAll() }
+      return stream.titleChanges
+    }
   }
 
   /// Reads interleaved float frames; 0 at the end of the track, or where the decodable audio of a truncated or
@@ -76,9 +110,14 @@ public final class FFmpegDecoder: AudioDecoder {
     return stream.withLock { $0.read(into: buffer, frames: frames, limit: limit) }
   }
 
-  /// Seeks to an exact frame, decoding forward from a packet before it.
+  /// Seeks to an exact frame, decoding forward from a packet before it; a live stream refuses.
   @discardableResult
   public func seek(toFrame frame: Int64) throws(PlayerError) -> Int64 {
+    if info.isLive {
+      // Where it already is (a prepared stream is rewound to 0 before it plays) is no seek.
+      if stream.withLock({ $0.position }) == frame { return frame }
+      throw .invalidState(command: "seek", state: "in a live stream")
+    }
     let target = min(max(frame, 0), info.frames)
     let sought = stream.withLock { $0.seek(to: target) }
     guard sought else { throw .unsupportedFormat(path: info.path, detail: "cannot seek to frame \(target)") }

@@ -44,6 +44,12 @@ extension FFmpegStream {
       AV_ROUND_NEAR_INF)
   }
 
+  /// The codec's bit rate when it declares one (an MP3 or AAC stream), in bits per second.
+  var codecBitrate: Int? {
+    let rate = format.pointee.streams[Int(index)]!.pointee.codecpar.pointee.bit_rate
+    return rate > 0 ? Int(rate) : nil
+  }
+
   /// The length estimated from the file's size and bit rate, for a raw stream without a declared length.
   var estimatedFrames: Int64 {
     let duration = format.pointee.duration
@@ -62,7 +68,8 @@ extension FFmpegStream {
       return entry.pointee.pos + Int64(entry.pointee.size) > fileSize
     }
     let count = splay_avformat_index_get_entries_count(stream)
-    guard count > 0, isMissing(count - 1) else { return nil }
+    // A URL's size is not known: its index cannot tell what is missing.
+    guard fileSize >= 0, count > 0, isMissing(count - 1) else { return nil }
     var firstMissing = count - 1
     while firstMissing > 0, isMissing(firstMissing - 1) { firstMissing -= 1 }
     let entry = splay_avformat_index_get_entry(stream, firstMissing)!

@@ -39,8 +39,10 @@ struct FFmpegStream: ~Copyable, @unchecked Sendable {
   let sampleRate: Int
   /// Interleaved channels per frame.
   let channels: Int
-  /// The size of the file when it was opened, in bytes.
+  /// The size of the file when it was opened, in bytes; -1 for a URL.
   let fileSize: Int64
+  /// A file's descriptor or a URL's connection.
+  let source: Source
   /// Frames decoded before a seek's target, so that the codec's state is right at the target: two codec
   /// frames (AAC needs one packet of pre-roll, the MDCT overlap) or the codec's own pre-roll (Opus: 80 ms).
   private let preroll: Int64
@@ -59,6 +61,10 @@ struct FFmpegStream: ~Copyable, @unchecked Sendable {
   /// The demuxer has no more packets (the end of the file, or where a truncated one stops) and the decoder was
   /// asked for what it holds.
   private var draining = false
+  /// ICY titles received and not yet placed on the timeline, with the byte each begins at.
+  private var unplacedTitles: [(offset: Int64, title: String)] = []
+  /// ICY titles placed at the frame where the audio of their first packet begins, not taken yet.
+  var titleChanges: [TitleChange] = []
 
   /// Opens the audio stream of `path` that FFmpeg ranks best, and its decoder.
   init(path: String) throws(DecoderOpenFailure) {
@@ -73,9 +79,34 @@ struct FFmpegStream: ~Copyable, @unchecked Sendable {
     if status.st_size == 0 { throw Self.failure(.refused, path, "the file is empty") }
     let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
     guard fd >= 0 else { throw .file(errno: errno, path: path) }
+    try self.init(io: splay_ffmpeg_io_open(fd), source: .file, size: Int64(status.st_size), name: path)
+  }
 
+  /// Opens the audio of `url` (http or https) with FFmpeg's protocol; connecting and each read may take up to
+  /// `timeout` seconds.
+  init(url: String, timeout: Double) throws(DecoderOpenFailure) {
+    if let problem = splay_ffmpeg_load() {
+      throw Self.failure(.refused, url, String(cString: problem))
+    }
+    var error: Int32 = 0
+    guard let io = splay_ffmpeg_url_open(url, Int64(timeout * 1e6), &error) else {
+      throw DecoderOpenFailure(stage: .file, error: Self.streamFailure(url, error, timeout: timeout))
+    }
+    try self.init(io: io, source: .url, size: -1, name: url)
+  }
+
+  /// Where the bytes come from, which decides how the context is freed.
+  enum Source {
+    case file, url
+  }
+
+  /// Opens the audio stream that FFmpeg ranks best in what `io` reads, and its decoder; `name` is the path or
+  /// URL, for probing (an extension) and messages. The context is freed here when opening fails.
+  private init(
+    io opened: UnsafeMutablePointer<AVIOContext>?, source: Source, size: Int64, name path: String
+  ) throws(DecoderOpenFailure) {
     // Each object is freed here unless the stream took it.
-    var io: UnsafeMutablePointer<AVIOContext>? = splay_ffmpeg_io_open(fd)
+    var io = opened
     var format: UnsafeMutablePointer<AVFormatContext>?
     var codec: UnsafeMutablePointer<AVCodecContext>?
     var packet: UnsafeMutablePointer<AVPacket>?
@@ -87,7 +118,7 @@ struct FFmpegStream: ~Copyable, @unchecked Sendable {
         splay_av_packet_free(&packet)
         splay_avcodec_free_context(&codec)
         splay_avformat_close_input(&format)
-        splay_ffmpeg_io_free(&io)
+        Self.free(&io, source)
       }
     }
     guard io != nil, let allocated = splay_avformat_alloc_context() else {
@@ -149,7 +180,8 @@ struct FFmpegStream: ~Copyable, @unchecked Sendable {
     self.startTime = start == splay_av_nopts_value() ? 0 : start
     self.sampleRate = rate
     self.channels = channels
-    self.fileSize = Int64(status.st_size)
+    self.fileSize = size
+    self.source = source
     let codecFrame = Int64(max(context.pointee.frame_size, 1024))
     self.preroll = 2 * codecFrame + Int64(max(parameters.pointee.seek_preroll, 0))
     taken = true
@@ -166,7 +198,14 @@ struct FFmpegStream: ~Copyable, @unchecked Sendable {
     var format: UnsafeMutablePointer<AVFormatContext>? = format
     splay_avformat_close_input(&format)
     var io = io
-    splay_ffmpeg_io_free(&io)
+    Self.free(&io, source)
+  }
+
+  private static func free(_ io: inout UnsafeMutablePointer<AVIOContext>?, _ source: Source) {
+    switch source {
+    case .file: splay_ffmpeg_io_free(&io)
+    case .url: splay_ffmpeg_url_close(&io)
+    }
   }
 
   /// Copies up to `count` frames into `buffer` from ``position`` on, stopping at frame `limit`; returns how many
@@ -251,9 +290,21 @@ struct FFmpegStream: ~Copyable, @unchecked Sendable {
         continue
       }
       if packet!.pointee.stream_index == index {
+        if source == .url { placeTitles(before: packet!.pointee.pos) }
         _ = splay_avcodec_send_packet(codec, packet)
       }
       splay_av_packet_unref(packet)
+    }
+  }
+
+  /// Places the ICY titles that begin at or before byte `position` (the packet about to be decoded) at the
+  /// frame where that packet's audio begins: the end of what was decoded so far.
+  private mutating func placeTitles(before position: Int64) {
+    unplacedTitles += takeTitles()
+    guard position >= 0 else { return }
+    while let first = unplacedTitles.first, first.offset <= position {
+      unplacedTitles.removeFirst()
+      titleChanges.append(TitleChange(frame: pendingEnd, title: first.title))
     }
   }
 

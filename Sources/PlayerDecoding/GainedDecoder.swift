@@ -58,4 +58,9 @@ public final class GainedDecoder: AudioDecoder {
   public func seek(toFrame frame: Int64) throws(PlayerError) -> Int64 {
     try source.seek(toFrame: frame)
   }
+
+  /// The source's title changes: a gain does not move them.
+  public func takeTitleChanges() -> [TitleChange] {
+    source.takeTitleChanges()
+  }
 }

@@ -13,11 +13,17 @@ import PlayerCore
 /// further than libsndfile; `not an audio file (format not recognised)` when neither recognised anything;
 /// otherwise libsndfile's (a malformed WAV header, a channel count of zero).
 public struct StandardDecoderFactory: AudioDecoderFactory {
-  /// Creates the factory.
-  public init() {}
+  /// How long connecting to a stream, and each read of it, may take.
+  public var streamTimeout: Double
 
-  /// Opens `path` with libsndfile, or failing that with FFmpeg.
+  /// Creates the factory.
+  public init(streamTimeout: Double = 5) {
+    self.streamTimeout = streamTimeout
+  }
+
+  /// Opens `path` with libsndfile, or failing that with FFmpeg; an http(s) URL with FFmpeg alone.
   public func open(_ path: String) throws(PlayerError) -> any AudioDecoder {
+    if StreamURL.isStream(path) { return try FFmpegDecoder(url: path, timeout: streamTimeout) }
     let first: DecoderOpenFailure
     do {
       return try SndfileDecoder(opening: path, deferringLengthCheck: false)

@@ -84,6 +84,8 @@ private struct Walk {
   /// Adds what `path` names. `explicit`: named by the person (an argument), so passed on even when it is
   /// not there, for the decoder to report; a playlist's entries are checked here instead.
   mutating func add(_ path: String, origin: String?, explicit: Bool) {
+    // A stream is queued as it is: the decoder that opens it says whether it plays.
+    if StreamURL.isStream(path) { return addTracks([path]) }
     if Self.isURL(path) {
       // Said the same way on the command line as in a playlist, not as a missing file.
       return skip(origin, .unsupportedFormat(path: path, detail: Self.onlyLocalFiles))
@@ -190,8 +192,8 @@ private struct Walk {
     }
   }
 
-  /// The local path an entry names: a `file://` URL decoded, a relative path taken from `folder`; nil for
-  /// another URL scheme (a stream).
+  /// The local path an entry names: a `file://` URL decoded, a relative path taken from `folder`, an http(s)
+  /// URL as it is; nil for another URL scheme.
   static func path(of location: String, in folder: String) -> String? {
     var location = location
     if location.lowercased().hasPrefix("file://") {
@@ -201,6 +203,8 @@ private struct Walk {
         guard location.lowercased().hasPrefix("localhost/") else { return nil }
         location.removeFirst("localhost".count)
       }
+    } else if StreamURL.isStream(location) {
+      return location
     } else if isURL(location) {
       return nil
     }
@@ -209,7 +213,7 @@ private struct Walk {
   }
 
   /// Why a URL is skipped, wherever it was named.
-  static let onlyLocalFiles = "only local files can be played (URLs such as http:// are not supported)"
+  static let onlyLocalFiles = "only local files and http(s) streams can be played"
 
   /// Whether `location` is a URL with an authority (`http://`, `smb://`): `SCHEME://`, the scheme made of letters,
   /// digits, `+`, `-` and `.`. `file://` too: callers that take it check for it first.

@@ -46,7 +46,7 @@ final class MainloopTimer {
 }
 
 /// The output's mainloop timers: the connect deadline, timing requests while audio flows, the gapless boundary
-/// check and the wait before the last track's drain.
+/// check, the wait before the last track's drain and a live stream's next title.
 struct MainloopTimers {
   /// Gives up on a connection attempt the server does not answer.
   let connect: MainloopTimer
@@ -57,17 +57,20 @@ struct MainloopTimers {
   let boundary: MainloopTimer
   /// Starts the drain of the last track once the server holds little more than `targetLatency` of it.
   let drain: MainloopTimer
+  /// Publishes a live stream's next title when the server should have played its audio.
+  let title: MainloopTimer
 
-  /// The four timers of `mainloop`, none armed.
+  /// The five timers of `mainloop`, none armed.
   init(mainloop: OpaquePointer) {
     connect = MainloopTimer(mainloop: mainloop)
     timing = MainloopTimer(mainloop: mainloop)
     boundary = MainloopTimer(mainloop: mainloop)
     drain = MainloopTimer(mainloop: mainloop)
+    title = MainloopTimer(mainloop: mainloop)
   }
 
   /// Frees them all (lock held), before the context they were armed on goes away.
   func cancelAll() {
-    for timer in [connect, timing, boundary, drain] { timer.cancel() }
+    for timer in [connect, timing, boundary, drain, title] { timer.cancel() }
   }
 }

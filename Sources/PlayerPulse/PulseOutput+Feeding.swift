@@ -75,10 +75,11 @@ extension PulseOutput {
         session.endConfirmed = true
         self.session = session
         // A track whose file could not be read to the end stopped where its audio did, not at the length
-        // its header declared: that is the position to confirm, with the reason.
+        // its header declared: that is the position to confirm, with the reason; so did a live stream.
         let info = session.decoder.info
         let failure = session.readFailure
-        let end = failure == nil ? info.duration : Double(session.ring.frame) / Double(info.sampleRate)
+        let end =
+          failure == nil && !info.isLive ? info.duration : Double(session.ring.frame) / Double(info.sampleRate)
         let confirmation = OutputConfirmation(
           position: end, time: Self.now(), running: false, streamNumber: lineage.current)
         clock.ended(at: end)
@@ -127,6 +128,8 @@ extension PulseOutput {
       let landing = SeekLanding(seeking: decoder, to: frame, orBackTo: fallback)
       let current = locked { () -> Bool in
         guard session?.ring === ring else { return false }
+        // The titles were placed in audio that will not play now.
+        session?.titles.removeAll()
         session?.readFailure = landing.frame == nil ? landing.error : nil
         landed(landing)
         return true
@@ -181,6 +184,10 @@ extension PulseOutput {
       var failed = false
       do {
         frames = try decode(source, want)
+        if frames > 0 {
+          let changes = source.takeTitleChanges()
+          if !changes.isEmpty { locked { noteTitleChangesLocked(changes, ring: ring, decoder: source) } }
+        }
       } catch {
         // What was decoded still plays; the end of the track is then reported with this error (and the next
         // track, even if offered, takes the usual path so that the failure is about the right track).

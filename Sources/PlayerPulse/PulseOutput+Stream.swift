@@ -160,6 +160,7 @@ extension PulseOutput {
   func teardownStreamLocked() {
     assertLocked()
     timers.drain.cancel()
+    timers.title.cancel()
     clock.refreshed()
     guard let stream = session?.stream else { return }
     pa_stream_set_state_callback(stream, nil, nil)

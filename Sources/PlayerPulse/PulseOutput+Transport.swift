@@ -52,7 +52,10 @@ extension PulseOutput {
       TimingWaiter { [weak self] result in
         guard let self else { return }
         clock.refreshed()
-        if case .success = result { scheduleBoundaryCheckLocked() }
+        if case .success = result {
+          scheduleBoundaryCheckLocked()
+          scheduleTitleCheckLocked()
+        }
       })
     scheduleTimingLocked(restart: true)
     pumpLocked()

@@ -22,6 +22,8 @@ struct StreamSession {
   var readFailure: PlayerError?
   /// The track that follows the current one in this stream, and where it begins.
   var gapless = GaplessBoundary()
+  /// A live stream's titles decoded ahead of the audio, until the server plays them.
+  var titles = TitleMarks()
   /// What waits on this stream: its creation, its first audio, a timing update.
   var waiters = StreamWaiters()
 }

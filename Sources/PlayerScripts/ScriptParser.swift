@@ -12,7 +12,8 @@ public enum ScriptParser {
   public static let statusNames = ["idle", "playing", "paused", "stopped", "ended", "failed"]
   /// Error codes that `expect error` knows.
   public static let errorCodes = [
-    "file-not-found", "permission-denied", "not-a-file", "no-tracks", "unsupported-format", "output-unavailable",
+    "file-not-found", "permission-denied", "not-a-file", "no-tracks", "unsupported-format", "stream-failed",
+    "output-unavailable",
     "output-lost",
     "output-failed", "invalid-state", "timeout", "cancelled", "limit-exceeded",
   ]

@@ -66,7 +66,7 @@ struct OracleTrack: Decodable {
 
   private enum Keys: String, CodingKey {
     case path, format, sampleRate, channels, frames, duration, title, artist, album, trackNumber, date, bitDepth
-    case bitrate, damage, replayGain
+    case bitrate, damage, replayGain, live
   }
 
   init(from decoder: any Decoder) throws {
@@ -82,8 +82,10 @@ struct OracleTrack: Decodable {
       bitDepth: try c.decodeIfPresent(Int.self, forKey: .bitDepth),
       bitrate: try c.decodeIfPresent(Int.self, forKey: .bitrate),
       damage: try c.decodeIfPresent(String.self, forKey: .damage),
-      gain: try c.decodeIfPresent(OracleGain.self, forKey: .replayGain)?.value)
-    let duration = try c.decode(Double.self, forKey: .duration)
+      gain: try c.decodeIfPresent(OracleGain.self, forKey: .replayGain)?.value,
+      isLive: try c.decodeIfPresent(Bool.self, forKey: .live) ?? false)
+    // A live stream has no duration member; every other track has its derived one.
+    let duration = try c.decodeIfPresent(Double.self, forKey: .duration) ?? .infinity
     guard duration == value.duration else {
       throw DecodingError.dataCorruptedError(forKey: .duration, in: c, debugDescription: "duration \(duration)")
     }
@@ -113,7 +115,7 @@ struct OracleError: Decodable {
   let value: PlayerError
 
   private enum Keys: String, CodingKey {
-    case code, message, path, detail, server, sink, operation, command, state, seconds, what, limit
+    case code, message, path, url, detail, server, sink, operation, command, state, seconds, what, limit
   }
 
   init(from decoder: any Decoder) throws {
@@ -126,6 +128,7 @@ struct OracleError: Decodable {
     case "not-a-file": value = .notAFile(path: try text(.path))
     case "no-tracks": value = .noTracks(path: try text(.path))
     case "unsupported-format": value = .unsupportedFormat(path: try text(.path), detail: try text(.detail))
+    case "stream-failed": value = .streamFailed(url: try text(.url), detail: try text(.detail))
     case "output-unavailable": value = .outputUnavailable(server: try text(.server), detail: try text(.detail))
     case "sink-not-found": value = .sinkNotFound(server: try text(.server), sink: try text(.sink))
     case "output-lost": value = .outputLost(detail: try text(.detail))

@@ -25,7 +25,7 @@ import Testing
   static func state(text: String, awkward: String, seconds: Double, frames: Int64, error: Int) -> PlayerState {
     let errors: [PlayerError] = [
       .fileNotFound(path: text), .permissionDenied(path: awkward), .notAFile(path: text),
-      .unsupportedFormat(path: awkward, detail: text),
+      .unsupportedFormat(path: awkward, detail: text), .streamFailed(url: awkward, detail: text),
       .outputUnavailable(server: awkward, detail: text), .outputLost(detail: awkward),
       .outputFailed(operation: text, detail: awkward), .invalidState(command: text, state: awkward),
       .timeout(command: awkward, seconds: seconds), .cancelled, .limitExceeded(what: text, limit: Int(frames % 1000)),
@@ -37,7 +37,8 @@ import Testing
       date: full(frames) ? text : nil, bitDepth: full(frames) ? 24 : nil, bitrate: full(frames) ? Int(frames) : nil,
       damage: full(frames) ? awkward : nil,
       gain: full(frames)
-        ? AppliedGain(decibels: seconds / 1e8, source: AppliedGain.Source.allCases[Int(frames / 2 % 3)]) : nil)
+        ? AppliedGain(decibels: seconds / 1e8, source: AppliedGain.Source.allCases[Int(frames / 2 % 3)]) : nil,
+      isLive: frames % 5 == 1)
     let status: PlaybackStatus = error < errors.count ? .failed(errors[error]) : .paused
     // Every other state leaves the optional fields out.
     let full = full(frames)

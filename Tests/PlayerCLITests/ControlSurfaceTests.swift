@@ -72,19 +72,20 @@ import Testing
     #expect(result.stderr.contains("shuffle, wait, expect)"), "\(result.stderr)")
   }
 
-  /// A URL is refused the same way on the command line as in a playlist; a playlist's `..` is tidied.
+  /// A URL splay cannot play is refused the same way on the command line as in a playlist; a playlist's `..` is
+  /// tidied.
   @Test func urlsAndRelativePlaylistEntriesReadTheSameEverywhere() throws {
     let scratch = try ScratchDirectory("splay-surface")
     try FileManager.default.createDirectory(atPath: scratch.path + "/Playlists", withIntermediateDirectories: true)
     try FileManager.default.createDirectory(atPath: scratch.path + "/Artist", withIntermediateDirectories: true)
     try FileManager.default.copyItem(atPath: Self.short, toPath: scratch.path + "/Artist/a.flac")
     let list = scratch.path + "/Playlists/list.m3u"
-    try "../Artist/./a.flac\nhttp://radio.example/stream.mp3\n".write(toFile: list, atomically: true, encoding: .utf8)
-    let direct = try Splay.run(["play", "--output", "simulated", "--json", "http://radio.example/stream.mp3"])
+    try "../Artist/./a.flac\nsmb://nas/stream.mp3\n".write(toFile: list, atomically: true, encoding: .utf8)
+    let direct = try Splay.run(["play", "--output", "simulated", "--json", "smb://nas/stream.mp3"])
     let listed = try Splay.run(["play", "--output", "simulated", "--json", list])
-    let reason = "only local files can be played (URLs such as http:// are not supported)"
-    #expect(direct.stderr.contains("http://radio.example/stream.mp3: cannot decode: \(reason)"), "\(direct.stderr)")
-    #expect(listed.stderr.contains("list.m3u:2: http://radio.example/stream.mp3: cannot decode: \(reason)"))
+    let reason = "only local files and http(s) streams can be played"
+    #expect(direct.stderr.contains("smb://nas/stream.mp3: cannot decode: \(reason)"), "\(direct.stderr)")
+    #expect(listed.stderr.contains("list.m3u:2: smb://nas/stream.mp3: cannot decode: \(reason)"))
     #expect(listed.queue == [scratch.path + "/Artist/a.flac"], "\(listed.stdout)")
   }
 

@@ -276,7 +276,7 @@ struct MPRISTests {
     #expect(state?["status"] as? String == "playing")
     #expect((try Self.ctl(server, "queue")?["queue"] as? [String: Any])?["paths"] as? [String] == [path])
     #expect(try bus.playerctl("metadata", "xesam:url").stdout == url)
-    let web = try Self.call(bus, "org.mpris.MediaPlayer2.Player.OpenUri", "string:https://example.com/a.mp3")
+    let web = try Self.call(bus, "org.mpris.MediaPlayer2.Player.OpenUri", "string:smb://nas/a.mp3")
     #expect(web.status != 0)
     #expect(web.stderr.contains("org.freedesktop.DBus.Error.InvalidArgs"), "\(web.stderr)")
     let after = try Self.ctl(server, "queue")?["queue"] as? [String: Any]

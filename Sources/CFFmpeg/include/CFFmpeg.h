@@ -21,6 +21,7 @@
 #include <libavutil/dict.h>
 #include <libavutil/error.h>
 #include <libavutil/frame.h>
+#include <libavutil/opt.h>
 #include <libswresample/swresample.h>
 
 /// Loads FFmpeg once per process (later calls return at once) and sets its log level to quiet, so that it never
@@ -33,6 +34,20 @@ const char *splay_ffmpeg_load(void);
 AVIOContext *splay_ffmpeg_io_open(int fd);
 /// Frees a context made by splay_ffmpeg_io_open, its buffer, and closes its descriptor; sets *io to NULL.
 void splay_ffmpeg_io_free(AVIOContext **io);
+
+/// Opens `url` (http or https) with FFmpeg's protocol, asking for ICY metadata, each read and the connection allowed
+/// `timeout_us`; a dropped live stream is reconnected by the protocol. The context it returns is splay's, for a
+/// demuxer (seekable when the server takes ranges); NULL and *error (an AVERROR) when the URL cannot be opened.
+AVIOContext *splay_ffmpeg_url_open(const char *url, int64_t timeout_us, int *error);
+/// Whether the server takes byte ranges (a file), as opposed to a live stream.
+int splay_ffmpeg_url_seekable(AVIOContext *io);
+/// The ICY headers the server sent ("icy-name: …\n" lines), or NULL; free() it.
+char *splay_ffmpeg_url_headers(AVIOContext *io);
+/// The oldest ICY metadata block not taken yet ("StreamTitle='…';"), with the byte offset of the audio it begins
+/// at (in the bytes handed to the demuxer, as AVPacket.pos counts them); NULL when none is waiting. free() it.
+char *splay_ffmpeg_url_take_metadata(AVIOContext *io, int64_t *offset);
+/// Closes a context made by splay_ffmpeg_url_open and its connection; sets *io to NULL.
+void splay_ffmpeg_url_close(AVIOContext **io);
 
 static inline int splay_averror_eagain(void) { return AVERROR(EAGAIN); }
 static inline int splay_averror_eof(void) { return AVERROR_EOF; }

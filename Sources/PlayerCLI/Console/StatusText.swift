@@ -39,6 +39,7 @@ enum StatusText {
     if let index = state.index { text += " #\(index + 1)/\(state.queueLength)" }
     if let track = state.track {
       let position = state.position.seconds
+      if track.isLive { return text + "   \(clockTime(position, millis: false)) (live)" }
       let percent = track.duration > 0 ? Int((position / track.duration * 100).rounded(.down)) : 0
       text += "   \(clockTime(position, millis: false))/\(clockTime(track.duration, millis: false)) (\(percent)%)"
     }

@@ -104,7 +104,8 @@ final class StateHook: Sendable {
       variables["SPLAY_TITLE"] = track.displayTitle
       variables["SPLAY_ARTIST"] = track.artist ?? ""
       variables["SPLAY_ALBUM"] = track.album ?? ""
-      variables["SPLAY_DURATION"] = String(track.duration)
+      // Empty for a live stream, which has no length.
+      variables["SPLAY_DURATION"] = track.isLive ? "" : String(track.duration)
     }
     return variables
   }

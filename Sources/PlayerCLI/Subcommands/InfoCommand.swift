@@ -48,7 +48,7 @@ struct InfoCommand: AsyncParsableCommand {
   }
 
   static func describe(_ info: TrackInfo, gains: ReplayGainTags = ReplayGainTags()) -> String {
-    var fields = [info.formatDescription, clockTime(info.duration)]
+    var fields = [info.formatDescription, info.isLive ? "live stream" : clockTime(info.duration)]
     if let bitrate = info.bitrate { fields.append("\((bitrate + 500) / 1000) kb/s") }
     if let title = info.title { fields.append("title \"\(title)\"") }
     if let artist = info.artist { fields.append("artist \"\(artist)\"") }

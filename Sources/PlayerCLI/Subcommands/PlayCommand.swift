@@ -112,7 +112,8 @@ struct PlayCommand: AsyncParsableCommand {
     let config = try ConfigFile.load()
     let settings = outputOptions.settings(with: config)
     let early = EarlyStart.take(matching: settings.pulseConfiguration)
-    let decoders = early?.decoders ?? ProbedDecoderFactory(opener: PlayerSession.fileDecoders())
+    let decoders =
+      early?.decoders ?? ProbedDecoderFactory(opener: PlayerSession.fileDecoders(streamTimeout: settings.deadline))
     let session = PlayerSession(
       settings, decoders: decoders, replayGain: replayGainOptions.policy(with: config), pulse: early?.output
     ) { error in

@@ -79,7 +79,7 @@ struct RunCommand: AsyncParsableCommand {
     var text = "#\(state.revision) \(state.status.name)"
     if case .failed(let error) = state.status { text += " (\(error.code))" }
     if let track = state.track {
-      text += " \(clockTime(state.position.seconds)) / \(clockTime(track.duration))"
+      text += " \(clockTime(state.position.seconds)) / " + (track.isLive ? "live" : clockTime(track.duration))
       text += " track \((state.index ?? 0) + 1)/\(state.queueLength) \"\(track.displayTitle)\""
     }
     return text + " volume \(state.volume)%"

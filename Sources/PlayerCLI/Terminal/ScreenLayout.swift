@@ -62,6 +62,8 @@ struct ScreenLayout {
 
   /// `[=====-----] 1:02 / 3:45` across the whole width.
   func progressBar(position: Double, duration: Double) -> String {
+    // A live stream has no end to measure against: its time since it started, no bar.
+    guard duration.isFinite else { return "live " + clockTime(position, millis: false) }
     let times = Self.times(position: position, duration: duration)
     let barWidth = barWidth(position: position, duration: duration)
     let filled = duration > 0 ? min(barWidth, Int((position / duration * Double(barWidth)).rounded(.down))) : 0

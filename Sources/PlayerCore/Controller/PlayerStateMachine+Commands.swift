@@ -62,6 +62,7 @@ extension PlayerStateMachine {
       }
     case .seek(let target):
       guard status.hasOpenTrack, let track = state.track else { return invalid() }
+      if track.isLive { return .reject(.invalidState(command: command.name, state: "in a live stream")) }
       if case .relative(let delta) = target, status == .playing {
         return .perform(.seekBy(delta, duration: track.duration))
       }
@@ -106,7 +107,8 @@ extension PlayerStateMachine {
   /// as estimated from the confirmed position, the previous track in play order; later, or with no track before
   /// this one in play order, this track again from its start.
   public func previousOrRestart(at now: UInt64) -> PlayerCommand {
-    guard let track = state.track, let index = state.index else { return .previous }
+    // A live stream has no start to go back to.
+    guard let track = state.track, let index = state.index, !track.isLive else { return .previous }
     let position = state.position.estimated(at: now, limit: track.duration)
     guard position <= Self.restartThreshold, indexInPlayOrder(from: index, by: -1) != nil else {
       return .seek(.absolute(0))

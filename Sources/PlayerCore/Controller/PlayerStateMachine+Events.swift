@@ -74,6 +74,14 @@ extension PlayerStateMachine {
       return publish(next).map(EventAction.publish) ?? .ignore
     case .underflow:
       return .ignore
+    case .titleChanged(let title, let confirmation):
+      guard confirmation.streamNumber == streamNumber, state.status.hasOpenTrack, state.track?.title != title
+      else { return .ignore }
+      var next = state
+      next.track?.title = title
+      // Published with the position it was heard at, which is newer than the last one confirmed.
+      if confirmation.time >= state.position.confirmedAt { next.position = position(confirmation) }
+      return publish(next).map(EventAction.publish) ?? .ignore
     }
   }
 }

@@ -25,6 +25,24 @@ public protocol AudioDecoder: AnyObject, Sendable {
   /// Moves to `frame` (clamped to `0...info.frames`) and returns the frame the next `read` starts at.
   @discardableResult
   func seek(toFrame frame: Int64) throws(PlayerError) -> Int64
+  /// The title changes decoded since the last call (a radio's ICY `StreamTitle`), each at the frame of this
+  /// decoder's timeline where its audio begins; an output publishes each when that frame is heard. None by
+  /// default: a file's tags do not change.
+  func takeTitleChanges() -> [TitleChange]
+}
+
+/// A track's title changing within its audio (internet radio announces each song so).
+public struct TitleChange: Equatable, Sendable {
+  /// The first frame of the audio the title belongs to.
+  public var frame: Int64
+  /// The new title.
+  public var title: String
+
+  /// Creates a change.
+  public init(frame: Int64, title: String) {
+    self.frame = frame
+    self.title = title
+  }
 }
 
 /// The sample formats a decoder hands out.
@@ -39,6 +57,9 @@ public enum DecodedSampleFormat: Sendable, Equatable {
 }
 
 extension AudioDecoder {
+  /// None: a file's title does not change while it plays.
+  public func takeTitleChanges() -> [TitleChange] { [] }
+
   /// Float, unless the decoder says otherwise.
   public var nativeSampleFormat: DecodedSampleFormat { .float32 }
 

@@ -15,6 +15,9 @@ public enum PlayerError: Error, Equatable, Hashable, Sendable {
   case noTracks(path: String)
   /// The decoder could not read the file; `detail` is the decoder's own explanation.
   case unsupportedFormat(path: String, detail: String)
+  /// A stream (an `http://` or `https://` URL) could not be opened or read: `detail` says how (no answer within
+  /// the time allowed, a refused connection, an HTTP status).
+  case streamFailed(url: String, detail: String)
   /// The audio server could not be reached at `server`.
   case outputUnavailable(server: String, detail: String)
   /// The audio server at `server` has no sink named `sink` (the one `--sink` or the config asked for).
@@ -40,6 +43,7 @@ public enum PlayerError: Error, Equatable, Hashable, Sendable {
     case .notAFile: "not-a-file"
     case .noTracks: "no-tracks"
     case .unsupportedFormat: "unsupported-format"
+    case .streamFailed: "stream-failed"
     case .outputUnavailable: "output-unavailable"
     case .sinkNotFound: "sink-not-found"
     case .outputLost: "output-lost"
@@ -59,6 +63,7 @@ public enum PlayerError: Error, Equatable, Hashable, Sendable {
     case .notAFile(let path): "\(path): not a regular file"
     case .noTracks(let path): "\(path): no audio files in it"
     case .unsupportedFormat(let path, let detail): "\(path): cannot decode: \(detail)"
+    case .streamFailed(let url, let detail): "\(url): \(detail)"
     case .outputUnavailable(let server, let detail):
       "no audio server at \(server): \(detail) (start PulseAudio or PipeWire-pulse, or use --output simulated)"
     case .sinkNotFound(let server, let sink):
@@ -67,7 +72,7 @@ public enum PlayerError: Error, Equatable, Hashable, Sendable {
     case .outputFailed(let operation, let detail): "the audio server refused \(operation): \(detail)"
     case .invalidState(let command, let state):
       // "at the end of the queue" is a place and "for track 99: …" a target, not a status.
-      state.hasPrefix("at ") || state.hasPrefix("for ")
+      state.hasPrefix("at ") || state.hasPrefix("for ") || state.hasPrefix("in ")
         ? "\(command) is not possible \(state)" : "\(command) is not possible while \(state)"
     case .timeout(let command, let seconds): "\(command) was not confirmed within \(formatSeconds(seconds)) s"
     case .cancelled: "cancelled before it took effect"
@@ -75,10 +80,10 @@ public enum PlayerError: Error, Equatable, Hashable, Sendable {
     }
   }
 
-  /// True for errors about a file (its exit code is 3 in the CLI).
+  /// True for errors about a file or a stream (its exit code is 3 in the CLI).
   public var isFileError: Bool {
     switch self {
-    case .fileNotFound, .permissionDenied, .notAFile, .noTracks, .unsupportedFormat: true
+    case .fileNotFound, .permissionDenied, .notAFile, .noTracks, .unsupportedFormat, .streamFailed: true
     default: false
     }
   }

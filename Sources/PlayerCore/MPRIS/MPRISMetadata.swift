@@ -19,12 +19,14 @@ public enum MPRISMetadata {
   {
     var entries: [String: MPRISValue] = ["mpris:trackid": .objectPath(trackID(of: state))]
     guard let track = state.track else { return entries }
-    if track.duration > 0 { entries["mpris:length"] = .int64(microseconds(track.duration)) }
+    // A live stream has no length to give.
+    if track.duration > 0, !track.isLive { entries["mpris:length"] = .int64(microseconds(track.duration)) }
     entries["xesam:title"] = .text(track.displayTitle)
     if let artist = track.artist, !artist.isEmpty { entries["xesam:artist"] = .strings([MPRISValue.busText(artist)]) }
     if let album = track.album, !album.isEmpty { entries["xesam:album"] = .text(album) }
     if let number = track.trackNumber.flatMap(leadingNumber) { entries["xesam:trackNumber"] = .int32(number) }
-    entries["xesam:url"] = .string(FileURL.encode(track.path, relativeTo: directory))
+    entries["xesam:url"] = .string(
+      StreamURL.isStream(track.path) ? track.path : FileURL.encode(track.path, relativeTo: directory))
     if let coverArt { entries["mpris:artUrl"] = .string(FileURL.encode(coverArt, relativeTo: directory)) }
     return entries
   }

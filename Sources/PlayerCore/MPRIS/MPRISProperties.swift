@@ -10,7 +10,7 @@ public enum MPRISProperties {
     "CanRaise": .boolean(false),
     "HasTrackList": .boolean(false),
     "Identity": .string("splay"),
-    "SupportedUriSchemes": .strings(["file"]),
+    "SupportedUriSchemes": .strings(["file", "http", "https"]),
     "SupportedMimeTypes": .strings(supportedMimeTypes),
   ]
 
@@ -44,7 +44,7 @@ public enum MPRISProperties {
       "CanGoPrevious": .boolean(open && canStep(state, by: -1)),
       "CanPlay": .boolean(canPlay(state)),
       "CanPause": .boolean(state.status == .playing || state.status == .paused),
-      "CanSeek": .boolean(open && (state.track?.duration ?? 0) > 0),
+      "CanSeek": .boolean(open && (state.track?.duration ?? 0) > 0 && state.track?.isLive == false),
       "CanControl": .boolean(true),
     ]
   }

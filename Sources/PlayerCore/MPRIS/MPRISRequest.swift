@@ -49,12 +49,12 @@ public enum MPRISRequest: Equatable, Sendable {
     case .setPosition(let trackID, let position):
       // The spec: a stale track id, or a position outside the track, is ignored.
       guard trackID == MPRISMetadata.trackID(of: state), trackID != MPRISMetadata.noTrack, position >= 0,
-        let track = state.track, Double(position) / 1e6 <= track.duration
+        let track = state.track, !track.isLive, Double(position) / 1e6 <= track.duration
       else { return .nothing }
       return .send([.seek(.absolute(Double(position) / 1e6))])
     case .openURI(let uri):
-      guard let path = FileURL.path(from: uri) else {
-        return .refuse(.invalidArguments("splay opens file:// URIs of local files only, not \(uri)"))
+      guard let path = StreamURL.isStream(uri) ? uri : FileURL.path(from: uri) else {
+        return .refuse(.invalidArguments("splay opens file:// URIs of local files and http(s) streams, not \(uri)"))
       }
       return .send([.load([path]), .play])
     case .setLoopStatus(let name):

@@ -79,6 +79,9 @@ public enum OutputEvent: Equatable, Sendable {
   case lost(PlayerError)
   /// The server ran out of audio to play (decoding fell behind); informational.
   case underflow
+  /// The title of the confirmation's stream's track changed (a radio's ICY `StreamTitle`): the server has just
+  /// played the first frame of the audio it belongs to, at the confirmation's position.
+  case titleChanged(String, OutputConfirmation)
 }
 
 /// An audio output: every operation returns a future that resolves when the output confirmed it.

@@ -18,6 +18,7 @@ public struct TrackInfo: Equatable, Hashable, Sendable {
     var bitrate: Int?
     var damage: String?
     var gain: AppliedGain?
+    var isLive: Bool
   }
 
   private var fields: CopyOnWrite<Fields>
@@ -97,22 +98,31 @@ public struct TrackInfo: Equatable, Hashable, Sendable {
     _modify { yield &fields.value.gain }
   }
 
+  /// A live stream (internet radio): no length, no seeking; `frames` is 0 and the position is the audible time
+  /// since it started.
+  public var isLive: Bool {
+    get { fields.value.isLive }
+    _modify { yield &fields.value.isLive }
+  }
+
   /// Creates track information; normally only a decoder does this.
   public init(
     path: String, format: String, sampleRate: Int, channels: Int, frames: Int64,
     title: String? = nil, artist: String? = nil, album: String? = nil, trackNumber: String? = nil,
-    date: String? = nil, bitDepth: Int? = nil, bitrate: Int? = nil, damage: String? = nil, gain: AppliedGain? = nil
+    date: String? = nil, bitDepth: Int? = nil, bitrate: Int? = nil, damage: String? = nil, gain: AppliedGain? = nil,
+    isLive: Bool = false
   ) {
     fields = CopyOnWrite(
       Fields(
         path: path, format: format, sampleRate: sampleRate, channels: channels, frames: frames, title: title,
         artist: artist, album: album, trackNumber: trackNumber, date: date, bitDepth: bitDepth, bitrate: bitrate,
-        damage: damage, gain: gain))
+        damage: damage, gain: gain, isLive: isLive))
   }
 
-  /// The length of the track in seconds.
+  /// The length of the track in seconds; infinite for a live stream, so that a position is never clamped to it.
   public var duration: Double {
-    sampleRate > 0 ? Double(frames) / Double(sampleRate) : 0
+    if isLive { return .infinity }
+    return sampleRate > 0 ? Double(frames) / Double(sampleRate) : 0
   }
 
   /// The title when tagged, otherwise the file name: what a view shows.

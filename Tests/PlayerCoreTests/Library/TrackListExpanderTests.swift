@@ -70,17 +70,21 @@ import Testing
     try tree.audio("music/sub/b.flac")
     let list = try tree.text(
       "lists/mix.m3u8",
-      "#EXTM3U\r\n#EXTINF:1,A\r\n../music/a song.flac\r\ngone.flac\r\n../music/sub\r\nhttp://radio.example/x\r\n")
+      "#EXTM3U\r\n#EXTINF:1,A\r\n../music/a song.flac\r\ngone.flac\r\n../music/sub\r\nsmb://nas/x.flac\r\n"
+        + "HTTPS://radio.example/live\r\n")
     let expanded = TrackListExpander().expand([list])
     // `lists/../music` names the same folder as `music`: the shorter form is shown.
-    #expect(expanded.paths == [tree.root + "/music/a song.flac", tree.root + "/music/sub/b.flac"])
+    // A stream is queued as it is; the decoder says whether it plays.
+    #expect(
+      expanded.paths == [
+        tree.root + "/music/a song.flac", tree.root + "/music/sub/b.flac", "HTTPS://radio.example/live",
+      ])
     #expect(
       expanded.skipped.map(\.message) == [
         "\(list):4: \(tree.root)/lists/gone.flac: no such file",
-        "\(list):6: http://radio.example/x: cannot decode: only local files can be played "
-          + "(URLs such as http:// are not supported)",
+        "\(list):6: smb://nas/x.flac: cannot decode: only local files and http(s) streams can be played",
       ])
-    #expect(expanded.summaries.last == "\(list): 2 tracks, 2 skipped")
+    #expect(expanded.summaries.last == "\(list): 3 tracks, 2 skipped")
   }
 
   @Test func aPlaylistThatIncludesItselfIsFollowedOnce() throws {

@@ -33,12 +33,15 @@ import Testing
       MPRISRequest.setPosition(trackID: MPRISMetadata.noTrack, position: 0).action(in: .initial) == .nothing)
   }
 
-  @Test func openUriLoadsAndPlaysLocalFilesOnly() {
+  @Test func openUriLoadsAndPlaysLocalFilesAndStreams() {
     #expect(
       MPRISRequest.openURI("file:///music/a%20b.flac").action(in: state)
         == .send([.load(["/music/a b.flac"]), .play]))
-    guard case .refuse(let error) = MPRISRequest.openURI("https://example.com/a.mp3").action(in: state) else {
-      Issue.record("a web URL is refused")
+    #expect(
+      MPRISRequest.openURI("https://radio.example/live").action(in: state)
+        == .send([.load(["https://radio.example/live"]), .play]))
+    guard case .refuse(let error) = MPRISRequest.openURI("smb://nas/a.mp3").action(in: state) else {
+      Issue.record("a URL of another scheme is refused")
       return
     }
     #expect(error.name == "org.freedesktop.DBus.Error.InvalidArgs")

@@ -301,6 +301,8 @@ public final class SimulatedOutput: AudioOutput {
     // a resume from there waited for a frame that no instant of `idle()` played (found by the model test,
     // seed 318558979333723).
     let frames = seconds * rate + (attoseconds / 1_000_000_000) * rate / 1_000_000_000
+    // A live stream has no last frame: it plays on.
+    if stream.decoder.info.isLive { return stream.frame + frames }
     return min(stream.frame + frames, stream.decoder.info.frames)
   }
 
@@ -325,8 +327,8 @@ public final class SimulatedOutput: AudioOutput {
     guard let stream = s.stream else { return }
     if let token = stream.endToken { clock.cancel(token) }
     s.stream?.endToken = nil
-    guard stream.running else { return }
     let info = stream.decoder.info
+    guard stream.running, !info.isLive else { return }
     let generation = s.generation
     let token = clock.schedule(
       at: now.advanced(by: .nanoseconds(Self.nanoseconds(toPlay: info.frames - stream.frame, at: info.sampleRate)))
