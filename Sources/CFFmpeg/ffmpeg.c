@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdint.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,6 +84,7 @@ static const char *const sonames[LIBRARIES] = {
            (struct SwrContext *s, uint8_t **out, int out_count, const uint8_t **in, int in_count),                    \
            (s, out, out_count, in, in_count))                                                                         \
   FUNCTION(SWRESAMPLE, int, swr_get_out_samples, (struct SwrContext *s, int in_samples), (s, in_samples))             \
+  VOID(AVUTIL, void, av_log_set_callback, (void (*callback)(void *, int, const char *, va_list)), (callback))     \
   VOID(AVUTIL, void, av_log_set_level, (int level), (level))                                                          \
   FUNCTION(AVUTIL, void *, av_malloc, (size_t size), (size))                                                          \
   VOID(AVUTIL, void, av_freep, (void *ptr), (ptr))                                                                    \
@@ -120,6 +122,7 @@ FUNCTIONS(WRAPPER, VOID_WRAPPER)
 
 static char failure[512];
 static int loaded;
+static void log_message(void *context, int level, const char *format, va_list arguments);
 
 static void load(void) {
   void *handles[LIBRARIES];
@@ -140,6 +143,7 @@ static void load(void) {
   }
   FUNCTIONS(RESOLVE, RESOLVE)
   table.av_log_set_level(AV_LOG_QUIET);
+  table.av_log_set_callback(log_message);
   table.avformat_network_init();
   loaded = 1;
 }
@@ -196,6 +200,8 @@ void splay_ffmpeg_io_free(AVIOContext **io) {
 // known at the byte of the audio where it begins.
 enum { TITLES = 16 };
 struct url_source {
+  struct url_source *next;  // in `sources`
+  char *notice;             // the protocol's last "Will reconnect…" for this connection, not taken yet
   AVIOContext *http;
   int64_t offset;  // bytes handed to the demuxer
   char *packet;    // the last icy_metadata_packet seen
@@ -205,6 +211,35 @@ struct url_source {
   } changes[TITLES];
   int first, count;
 };
+
+// The open URL sources, for the log callback to find the one a message is about.
+static struct url_source *sources;
+static pthread_mutex_t sources_lock = PTHREAD_MUTEX_INITIALIZER;
+
+// FFmpeg writes nothing (splay is a terminal program); the one message kept is http's reconnect, for the stream
+// whose connection it is about (the URLContext, which an AVIOContext of avio_open2 holds as its opaque).
+static void log_message(void *context, int level, const char *format, va_list arguments) {
+  if (level > AV_LOG_WARNING || strncmp(format, "Will reconnect", 14) != 0) return;
+  char text[256];
+  vsnprintf(text, sizeof text, format, arguments);
+  pthread_mutex_lock(&sources_lock);
+  for (struct url_source *source = sources; source; source = source->next) {
+    if (source->http && source->http->opaque == context) {
+      free(source->notice);
+      source->notice = strdup(text);
+    }
+  }
+  pthread_mutex_unlock(&sources_lock);
+}
+
+char *splay_ffmpeg_url_take_notice(AVIOContext *io) {
+  struct url_source *source = io->opaque;
+  pthread_mutex_lock(&sources_lock);
+  char *notice = source->notice;
+  source->notice = NULL;
+  pthread_mutex_unlock(&sources_lock);
+  return notice;
+}
 
 static void note_metadata(struct url_source *source, int64_t offset) {
   uint8_t *packet = NULL;
@@ -287,6 +322,10 @@ AVIOContext *splay_ffmpeg_url_open(const char *url, int64_t timeout_us, int *err
   }
   io->seekable = seekable;
   note_metadata(source, 0);
+  pthread_mutex_lock(&sources_lock);
+  source->next = sources;
+  sources = source;
+  pthread_mutex_unlock(&sources_lock);
   return io;
 }
 
@@ -316,6 +355,15 @@ char *splay_ffmpeg_url_take_metadata(AVIOContext *io, int64_t *offset) {
 void splay_ffmpeg_url_close(AVIOContext **io) {
   if (!*io) return;
   struct url_source *source = (*io)->opaque;
+  pthread_mutex_lock(&sources_lock);
+  for (struct url_source **link = &sources; *link; link = &(*link)->next) {
+    if (*link == source) {
+      *link = source->next;
+      break;
+    }
+  }
+  pthread_mutex_unlock(&sources_lock);
+  free(source->notice);
   table.avio_closep(&source->http);
   while (source->count > 0) {
     free(source->changes[source->first].packet);

@@ -21,11 +21,13 @@ struct PlayerSession: Sendable {
   /// Builds the output `options` name, a controller on it and its timeline; `answers` is where the controller
   /// takes up the output's answers (``ControllerConfiguration/answers``; its own queue by default). `pulse` is
   /// an output already made for ``OutputSettings/pulseConfiguration`` (``EarlyStart``); otherwise one is made here.
-  /// The controller opens files through `decoders`, with `replayGain` applied unless it is off.
+  /// The controller opens files through `decoders`, with `replayGain` applied unless it is off. `onNotice` hears
+  /// what changes no state (a stream reconnecting): stderr by default.
   init(
     _ options: OutputSettings, decoders given: (any AudioDecoderFactory)? = nil,
     replayGain: ReplayGainPolicy = ReplayGainPolicy(), answers: ExecutionContext? = nil, pulse: PulseOutput? = nil,
-    onSkipped: (@Sendable (PlayerError) -> Void)? = nil
+    onSkipped: (@Sendable (PlayerError) -> Void)? = nil,
+    onNotice: @escaping @Sendable (String) -> Void = { Console.error($0) }
   ) {
     // A stream that does not answer fails within the command's deadline.
     let opener = given ?? Self.fileDecoders(streamTimeout: options.deadline)
@@ -41,7 +43,8 @@ struct PlayerSession: Sendable {
       output.connectEarly()
       controller = PlayerController(
         output: output, decoders: decoders,
-        configuration: ControllerConfiguration(deadline: deadline, onTrackSkipped: onSkipped, answers: answers))
+        configuration: ControllerConfiguration(
+          deadline: deadline, onTrackSkipped: onSkipped, onNotice: onNotice, answers: answers))
       timeline = RealTimeline()
       simulated = nil
     case .simulated:
@@ -50,7 +53,7 @@ struct PlayerSession: Sendable {
       controller = PlayerController(
         output: output, decoders: decoders,
         configuration: ControllerConfiguration(
-          deadline: deadline, clock: clock, onTrackSkipped: onSkipped, answers: answers))
+          deadline: deadline, clock: clock, onTrackSkipped: onSkipped, onNotice: onNotice, answers: answers))
       timeline = VirtualTimeline(clock: clock)
       simulated = output
     }

@@ -95,6 +95,11 @@ public final class FFmpegDecoder: AudioDecoder {
     self.stream = Lock(stream)
   }
 
+  /// A stream that dropped and is being reconnected says so, once per drop.
+  public func takeNotices() -> [String] {
+    stream.withLock { $0.takeReconnectNotice() }.map { [$0] } ?? []
+  }
+
   /// The ICY titles decoded since the last call, each at the frame its audio begins at.
   public func takeTitleChanges() -> [TitleChange] {
     stream.withLock { stream in

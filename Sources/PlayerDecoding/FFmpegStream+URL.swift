@@ -42,6 +42,28 @@ extension FFmpegStream {
     return titles
   }
 
+  /// FFmpeg's last word on reconnecting this stream since the last call, said as a person would ("the
+  /// connection dropped (End of file); reconnecting in 1 s"); nil when it has not dropped.
+  func takeReconnectNotice() -> String? {
+    guard source == .url, let io = format.pointee.pb, let text = splay_ffmpeg_url_take_notice(io) else { return nil }
+    defer { free(text) }
+    return Self.reconnectNotice(String(cString: text))
+  }
+
+  /// `Will reconnect at 1234 in 1 second(s), error=End of file.` as ``takeReconnectNotice()`` says it.
+  static func reconnectNotice(_ message: String) -> String {
+    var seconds: Substring = "?"
+    if let after = message.firstRange(of: " in ")?.upperBound {
+      seconds = message[after...].prefix { $0.isNumber }
+    }
+    var reason = "the connection dropped"
+    if let error = message.firstRange(of: "error=")?.upperBound {
+      let text = message[error...].trimmingCharacters(in: ". \n")
+      if !text.isEmpty { reason += " (\(text))" }
+    }
+    return "\(reason); reconnecting in \(seconds) s"
+  }
+
   /// The error for a URL that could not be opened: FFmpeg's code said as a person would.
   static func streamFailure(_ url: String, _ code: Int32, timeout: Double) -> PlayerError {
     let detail: String

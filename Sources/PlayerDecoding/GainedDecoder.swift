@@ -63,4 +63,9 @@ public final class GainedDecoder: AudioDecoder {
   public func takeTitleChanges() -> [TitleChange] {
     source.takeTitleChanges()
   }
+
+  /// The source's notices.
+  public func takeNotices() -> [String] {
+    source.takeNotices()
+  }
 }

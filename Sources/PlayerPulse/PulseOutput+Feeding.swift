@@ -184,6 +184,11 @@ extension PulseOutput {
       var failed = false
       do {
         frames = try decode(source, want)
+        let notices = source.takeNotices()
+        if !notices.isEmpty {
+          let path = source.info.path
+          locked { for notice in notices { announceLocked(.notice("\(path): \(notice)")) } }
+        }
         if frames > 0 {
           let changes = source.takeTitleChanges()
           if !changes.isEmpty { locked { noteTitleChangesLocked(changes, ring: ring, decoder: source) } }

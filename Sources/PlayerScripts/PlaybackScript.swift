@@ -64,7 +64,7 @@ extension PlaybackScript {
   /// so that a script runs the same from anywhere.
   public func resolvingPaths(relativeTo directory: String) -> PlaybackScript {
     func resolve(_ path: String) -> String {
-      path.hasPrefix("/") || directory.isEmpty ? path : directory + "/" + path
+      path.hasPrefix("/") || directory.isEmpty || StreamURL.isStream(path) ? path : directory + "/" + path
     }
     var copy = self
     copy.steps = steps.map { step in

@@ -46,6 +46,9 @@ char *splay_ffmpeg_url_headers(AVIOContext *io);
 /// The oldest ICY metadata block not taken yet ("StreamTitle='…';"), with the byte offset of the audio it begins
 /// at (in the bytes handed to the demuxer, as AVPacket.pos counts them); NULL when none is waiting. free() it.
 char *splay_ffmpeg_url_take_metadata(AVIOContext *io, int64_t *offset);
+/// FFmpeg's last message about reconnecting this stream ("Will reconnect at 1234 in 1 second(s), error=End of
+/// file.") not taken yet, or NULL. free() it.
+char *splay_ffmpeg_url_take_notice(AVIOContext *io);
 /// Closes a context made by splay_ffmpeg_url_open and its connection; sets *io to NULL.
 void splay_ffmpeg_url_close(AVIOContext **io);
 

@@ -84,8 +84,9 @@ extension SavedSession {
     // Shared with the state when every path is absolute already (a folder named by its full path): a copy of
     // 200,000 paths is 3 MB more at `splay play`'s peak.
     queue =
-      state.queue.allSatisfy { $0.hasPrefix("/") }
-      ? state.queue : TrackQueue(state.queue.lazy.map { $0.hasPrefix("/") ? $0 : directory + "/" + $0 })
+      state.queue.allSatisfy { $0.hasPrefix("/") || StreamURL.isStream($0) }
+      ? state.queue
+      : TrackQueue(state.queue.lazy.map { $0.hasPrefix("/") || StreamURL.isStream($0) ? $0 : directory + "/" + $0 })
     // Also after a failure (`failed(output-lost)` keeps its track and position: the session resumes there).
     index = state.index.flatMap { $0 < state.queue.count ? $0 : nil }
     // The end of the queue is kept as the start of its last track: resuming an ended queue plays that again.

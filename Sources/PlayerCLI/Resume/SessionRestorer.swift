@@ -35,7 +35,9 @@ enum SessionRestorer {
   static func restore(
     _ session: SavedSession, into controller: PlayerController, name: String, report: @Sendable (String) -> Void
   ) async -> PlayerError? {
-    let kept = session.queue.indices.filter { FileManager.default.fileExists(atPath: session.queue[$0]) }
+    let kept = session.queue.indices.filter {
+      StreamURL.isStream(session.queue[$0]) || FileManager.default.fileExists(atPath: session.queue[$0])
+    }
     if kept.count < session.queue.count {
       let gone = session.queue.indices.filter { !kept.contains($0) }.map { session.queue[$0] }
       let named = gone.prefix(3).joined(separator: ", ") + (gone.count > 3 ? " and \(gone.count - 3) more" : "")
@@ -46,7 +48,8 @@ enum SessionRestorer {
     // The current track, or the first one kept after it when its file is gone (from its start).
     let current = session.index ?? 0
     let index = kept.firstIndex { $0 >= current } ?? 0
-    var seconds = kept[index] == current ? session.position : 0
+    // A stream starts again from where it is now: a live one cannot seek, and it went on without us.
+    var seconds = kept[index] == current && !StreamURL.isStream(queue[index]) ? session.position : 0
     if seconds > 0, let saved = session.file, SavedSession.FileIdentity(path: queue[index]) != saved {
       report("\(queue[index]): changed since the session was saved; it starts from 0")
       seconds = 0

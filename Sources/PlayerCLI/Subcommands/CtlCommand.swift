@@ -80,7 +80,7 @@ struct CtlCommand: AsyncParsableCommand {
     let isPathCommand = ["load", "enqueue", "add"].contains(name)
     let cwd = FileManager.default.currentDirectoryPath
     var sent = isPathCommand ? try Self.searched(arguments) : arguments
-    if isPathCommand { sent = sent.map { $0.hasPrefix("/") ? $0 : cwd + "/" + $0 } }
+    if isPathCommand { sent = sent.map { $0.hasPrefix("/") || StreamURL.isStream($0) ? $0 : cwd + "/" + $0 } }
     // Checked as the server will read it, so that a typo is a usage error here and not a failed command there.
     let request: ControlRequest
     switch ControlRequest.request(id: .number(1), command: follow ? "subscribe" : command, args: sent) {

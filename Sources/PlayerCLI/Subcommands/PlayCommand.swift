@@ -115,10 +115,8 @@ struct PlayCommand: AsyncParsableCommand {
     let decoders =
       early?.decoders ?? ProbedDecoderFactory(opener: PlayerSession.fileDecoders(streamTimeout: settings.deadline))
     let session = PlayerSession(
-      settings, decoders: decoders, replayGain: replayGainOptions.policy(with: config), pulse: early?.output
-    ) { error in
-      reports.report(error.message)
-    }
+      settings, decoders: decoders, replayGain: replayGainOptions.policy(with: config), pulse: early?.output,
+      onSkipped: { error in reports.report(error.message) }, onNotice: { reports.notice($0) })
     let keeping = config.resume?.value ?? true
     let sessionFile = keeping ? SessionFile(name: "play.json", environment: ProcessInfo.processInfo.environment) : nil
     if resume, sessionFile == nil {
@@ -279,6 +277,12 @@ final class SkipReports: Sendable {
       return state.messages
     }
     if replaying { earlier.forEach(view.report) }
+  }
+
+  /// Shows `message` as a report is shown, without counting it: it is no file's failure (a stream reconnecting).
+  func notice(_ message: String) {
+    let view = state.withLock { $0.view }
+    if let view { view.report(message) } else { Console.error(message) }
   }
 
   /// Whether any file was reported (the exit status is then 3).

@@ -10,6 +10,8 @@ public struct ControllerConfiguration: Sendable {
   /// skipped and the next one plays), and of each track whose file could not be read to its end (it stops
   /// where its audio did, and the next one plays). Runs on the controller's side, like observers.
   public var onTrackSkipped: (@Sendable (PlayerError) -> Void)?
+  /// Told of what the output says that changes no state (``OutputEvent/notice(_:)``: a stream reconnecting).
+  public var onNotice: (@Sendable (String) -> Void)?
   /// Where the controller takes up a command once the output has answered: the command's future settles
   /// there and observers run there. By default (nil) the controller's own serial queue. It must run jobs one
   /// at a time, in order, and never in the call (a serial queue, an event loop): `splay serve` passes its
@@ -20,11 +22,13 @@ public struct ControllerConfiguration: Sendable {
   /// Creates a configuration.
   public init(
     deadline: Duration = .seconds(3), clock: any Clock<Duration> = ContinuousClock(),
-    onTrackSkipped: (@Sendable (PlayerError) -> Void)? = nil, answers: ExecutionContext? = nil
+    onTrackSkipped: (@Sendable (PlayerError) -> Void)? = nil, onNotice: (@Sendable (String) -> Void)? = nil,
+    answers: ExecutionContext? = nil
   ) {
     self.deadline = deadline
     self.clock = clock
     self.onTrackSkipped = onTrackSkipped
+    self.onNotice = onNotice
     self.answers = answers
   }
 }

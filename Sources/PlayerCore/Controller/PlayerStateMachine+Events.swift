@@ -72,7 +72,7 @@ extension PlayerStateMachine {
       next.status = .failed(error)
       next.position.rate = 0
       return publish(next).map(EventAction.publish) ?? .ignore
-    case .underflow:
+    case .underflow, .notice:
       return .ignore
     case .titleChanged(let title, let confirmation):
       guard confirmation.streamNumber == streamNumber, state.status.hasOpenTrack, state.track?.title != title

@@ -29,6 +29,9 @@ public protocol AudioDecoder: AnyObject, Sendable {
   /// decoder's timeline where its audio begins; an output publishes each when that frame is heard. None by
   /// default: a file's tags do not change.
   func takeTitleChanges() -> [TitleChange]
+  /// What a person should hear about while it plays, since the last call: a stream that dropped and is being
+  /// reconnected. None by default.
+  func takeNotices() -> [String]
 }
 
 /// A track's title changing within its audio (internet radio announces each song so).
@@ -59,6 +62,9 @@ public enum DecodedSampleFormat: Sendable, Equatable {
 extension AudioDecoder {
   /// None: a file's title does not change while it plays.
   public func takeTitleChanges() -> [TitleChange] { [] }
+
+  /// None: a file has nothing to say while it plays.
+  public func takeNotices() -> [String] { [] }
 
   /// Float, unless the decoder says otherwise.
   public var nativeSampleFormat: DecodedSampleFormat { .float32 }

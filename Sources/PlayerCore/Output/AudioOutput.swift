@@ -82,6 +82,9 @@ public enum OutputEvent: Equatable, Sendable {
   /// The title of the confirmation's stream's track changed (a radio's ICY `StreamTitle`): the server has just
   /// played the first frame of the audio it belongs to, at the confirmation's position.
   case titleChanged(String, OutputConfirmation)
+  /// Something a person should know that changes no state: a stream dropped and is being reconnected (the
+  /// message names the stream).
+  case notice(String)
 }
 
 /// An audio output: every operation returns a future that resolves when the output confirmed it.
