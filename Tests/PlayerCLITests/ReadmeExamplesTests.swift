@@ -1,3 +1,4 @@
+import AudioTestSupport
 import Foundation
 import Testing
 
@@ -47,8 +48,12 @@ import Testing
     chmod(home + "/bin/splay", 0o755)
     // A search finds what `splay library add ~/Music` indexed, as the README's line before it says.
     let setUp = line.contains("--search") ? "splay library add Music 2>/dev/null && " : ""
+    // The example station is a file on the test server (the simulated output never ends a live one).
+    let server = try RadioServer()
+    let command = line.replacingOccurrences(
+      of: "https://radio.example/live.mp3", with: server.url("/files/ladder-44k-stereo.mp3"))
     let result = try Splay.run(
-      ["-c", "cd '\(home)' && " + setUp + line],
+      ["-c", "cd '\(home)' && " + setUp + command],
       environment: [
         "HOME": home, "PATH": home + "/bin:/usr/bin:/bin", "XDG_CACHE_HOME": home + "/.cache",
         "XDG_STATE_HOME": home + "/.local/state",
