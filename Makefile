@@ -105,7 +105,8 @@ format:
 # with-pulse-sandbox starts and stops around it and on a private session bus it starts itself (never the user's
 # own server or bus). bench-quick samples less and finishes in under two minutes once built; bench samples
 # longer and rewrites the futures-bench, player-bench, audio-bench and library-bench sections of docs/performance.md
-# and README's summary. run-library.py measures the library index on a 100,000-file tree.
+# and README's summary. run-library.py measures the library index on a 100,000-file tree; run-stream.py the
+# first audio of a local HTTP stream (after run-audio.py built splay in release).
 .PHONY: bench bench-quick
 
 bench:
@@ -113,12 +114,14 @@ bench:
 	python3 Benchmarks/run-player.py --swift '$(SWIFT)' --skip-build --update-doc docs/performance.md
 	scripts/with-pulse-sandbox python3 Benchmarks/run-audio.py --swift '$(SWIFT)' --update-doc docs/performance.md --update-summary README.md
 	python3 Benchmarks/run-library.py --swift '$(SWIFT)' --update-doc docs/performance.md
+	scripts/with-pulse-sandbox python3 Benchmarks/run-stream.py --update-doc docs/performance.md
 
 bench-quick:
 	python3 Benchmarks/run-futures.py --swift '$(SWIFT)' --quick
 	python3 Benchmarks/run-player.py --swift '$(SWIFT)' --skip-build --quick
 	scripts/with-pulse-sandbox python3 Benchmarks/run-audio.py --swift '$(SWIFT)' --quick
 	python3 Benchmarks/run-library.py --swift '$(SWIFT)' --quick
+	scripts/with-pulse-sandbox python3 Benchmarks/run-stream.py --quick
 
 clean:
 	-scripts/pulse-sandbox stop

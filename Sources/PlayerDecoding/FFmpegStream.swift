@@ -126,6 +126,13 @@ struct FFmpegStream: ~Copyable, @unchecked Sendable {
     }
     allocated.pointee.pb = io
     allocated.pointee.flags |= AVFMT_FLAG_CUSTOM_IO
+    if source == .url, let io, splay_ffmpeg_url_seekable(io) == 0 {
+      // A live stream's bytes come in real time after the station's burst: FFmpeg's default probing (up to 5 MB,
+      // or 5 s of analysis) waited for bytes not sent yet, 100 ms on a live WAV station. A file keeps the
+      // default: an MP3's cover art can be larger than this.
+      allocated.pointee.probesize = 64 * 1024
+      allocated.pointee.max_analyze_duration = 200_000
+    }
     format = allocated
     // The path is a hint for probing (its extension); the bytes come from `io`. FFmpeg frees the context when
     // this fails.
