@@ -5,6 +5,7 @@
 #include <pthread.h>
 #include <stdint.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -201,7 +202,9 @@ void splay_ffmpeg_io_free(AVIOContext **io) {
 enum { TITLES = 16 };
 struct url_source {
   struct url_source *next;  // in `sources`
-  char *notice;             // the protocol's last "Will reconnect…" for this connection, not taken yet
+  char *notice;             // the first "Will reconnect…" of the protocol for this connection not taken yet
+  int reconnects;           // how many since
+  atomic_int abandoned;     // set by splay_ffmpeg_url_abandon: every wait of the protocol ends
   AVIOContext *http;
   int64_t offset;  // bytes handed to the demuxer
   char *packet;    // the last icy_metadata_packet seen
@@ -225,20 +228,31 @@ static void log_message(void *context, int level, const char *format, va_list ar
   pthread_mutex_lock(&sources_lock);
   for (struct url_source *source = sources; source; source = source->next) {
     if (source->http && source->http->opaque == context) {
-      free(source->notice);
-      source->notice = strdup(text);
+      if (!source->notice) source->notice = strdup(text);
+      source->reconnects++;
     }
   }
   pthread_mutex_unlock(&sources_lock);
 }
 
-char *splay_ffmpeg_url_take_notice(AVIOContext *io) {
+char *splay_ffmpeg_url_take_notice(AVIOContext *io, int *attempts) {
   struct url_source *source = io->opaque;
   pthread_mutex_lock(&sources_lock);
   char *notice = source->notice;
+  *attempts = source->reconnects;
   source->notice = NULL;
+  source->reconnects = 0;
   pthread_mutex_unlock(&sources_lock);
   return notice;
+}
+
+// FFmpeg's protocol asks this while it waits (connecting, reading, between reconnects).
+static int interrupted(void *opaque) {
+  return atomic_load(&((struct url_source *)opaque)->abandoned);
+}
+
+void splay_ffmpeg_url_abandon(AVIOContext *io) {
+  atomic_store(&((struct url_source *)io->opaque)->abandoned, 1);
 }
 
 static void note_metadata(struct url_source *source, int64_t offset) {
@@ -297,12 +311,14 @@ AVIOContext *splay_ffmpeg_url_open(const char *url, int64_t timeout_us, int *err
   table.av_dict_set(&options, "timeout", timeout, 0);
   table.av_dict_set(&options, "icy", "1", 0);
   table.av_dict_set(&options, "user_agent", "splay", 0);
-  // A stream that drops once playing is reconnected by the protocol, waiting 1, 2, 4… s up to the delay below; a
-  // server that does not answer the first request fails at once (within the timeout).
+  // A stream that drops once playing is reconnected by the protocol, waiting longer each time (0, 1, 3, 7 s in
+  // FFmpeg 5.1) until the delay passes the one below; a server that does not answer the first request fails at
+  // once (within the timeout).
   table.av_dict_set(&options, "reconnect", "1", 0);
   table.av_dict_set(&options, "reconnect_streamed", "1", 0);
   table.av_dict_set(&options, "reconnect_delay_max", "8", 0);
-  *error = table.avio_open2(&source->http, url, AVIO_FLAG_READ, NULL, &options);
+  const AVIOInterruptCB interrupt = {interrupted, source};
+  *error = table.avio_open2(&source->http, url, AVIO_FLAG_READ, &interrupt, &options);
   table.av_dict_free(&options);
   if (*error < 0) {
     free(source);

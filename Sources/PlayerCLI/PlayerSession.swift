@@ -14,7 +14,7 @@ struct PlayerSession: Sendable {
   let simulated: SimulatedOutput?
 
   /// What opens the files splay plays: every format the standard decoders know, and the tracks of cue sheets.
-  static func fileDecoders(streamTimeout: Double = 3) -> any AudioDecoderFactory {
+  static func fileDecoders(streamTimeout: Double = OutputSettings.defaultDeadline) -> any AudioDecoderFactory {
     CueTrackDecoderFactory(opening: StandardDecoderFactory(streamTimeout: streamTimeout))
   }
 

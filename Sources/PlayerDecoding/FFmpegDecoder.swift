@@ -1,3 +1,4 @@
+import CFFmpeg
 import Futures
 import PlayerCore
 
@@ -23,6 +24,8 @@ public final class FFmpegDecoder: AudioDecoder {
   private let stream: Lock<FFmpegStream>
   /// Where reading stops: the declared length, or no limit when FFmpeg could only estimate it (raw ADTS).
   private let limit: Int64
+  /// A URL's connection, to abandon without the lock; nil for a file.
+  private let connection: FFmpegStream.Connection?
 
   /// Opens `path` for decoding.
   ///
@@ -57,6 +60,7 @@ public final class FFmpegDecoder: AudioDecoder {
 
   private init(stream opened: consuming FFmpegStream, path: String) throws(DecoderOpenFailure) {
     var stream = opened
+    connection = stream.connection
     // Random bytes can pass for a stream (a FLAC stream named by the extension, an MP3 frame sync by chance):
     // a file is taken only once a frame of it decodes. The frame stays for the first read.
     guard stream.decodeNext() else {
@@ -95,9 +99,14 @@ public final class FFmpegDecoder: AudioDecoder {
     self.stream = Lock(stream)
   }
 
-  /// A stream that dropped and is being reconnected says so, once per drop.
+  /// Ends a wait for the network now, without the stream's lock (the read that waits holds it).
+  public func abandon() {
+    if let connection { splay_ffmpeg_url_abandon(connection.io) }
+  }
+
+  /// A stream that dropped says so once the read that reconnected it returned, and whether that worked.
   public func takeNotices() -> [String] {
-    stream.withLock { $0.takeReconnectNotice() }.map { [$0] } ?? []
+    stream.withLock { $0.takeReconnectNotice(gaveUp: $0.draining) }.map { [$0] } ?? []
   }
 
   /// The ICY titles decoded since the last call, each at the frame its audio begins at.

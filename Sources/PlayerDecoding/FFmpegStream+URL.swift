@@ -8,6 +8,18 @@ import PlayerCore
 /// What a stream opened from a URL says besides its audio: whether it is live, the station's name, and the ICY
 /// titles with the byte of the audio each begins at.
 extension FFmpegStream {
+  /// A URL's context, which ``FFmpegDecoder/abandon()`` reaches from another thread while a read waits (the
+  /// context lives as long as the stream, which the decoder holds).
+  struct Connection: @unchecked Sendable {
+    let io: UnsafeMutablePointer<AVIOContext>
+  }
+
+  /// The connection of a URL; nil for a file.
+  var connection: Connection? {
+    guard source == .url, let io = format.pointee.pb else { return nil }
+    return Connection(io: io)
+  }
+
   /// Whether this is a live stream: a URL the server will not serve in ranges, whose length FFmpeg does not know.
   var isLive: Bool {
     guard source == .url, let io = format.pointee.pb else { return false }
@@ -42,26 +54,28 @@ extension FFmpegStream {
     return titles
   }
 
-  /// FFmpeg's last word on reconnecting this stream since the last call, said as a person would ("the
-  /// connection dropped (End of file); reconnecting in 1 s"); nil when it has not dropped.
-  func takeReconnectNotice() -> String? {
-    guard source == .url, let io = format.pointee.pb, let text = splay_ffmpeg_url_take_notice(io) else { return nil }
+  /// What happened to the connection since the last call, said as a person would ("the connection dropped (End
+  /// of file); reconnected"), once the read that reconnected returned: nil when it has not dropped. `gaveUp`:
+  /// the read ended the stream, so the reconnecting failed.
+  func takeReconnectNotice(gaveUp: Bool) -> String? {
+    guard source == .url, let io = format.pointee.pb else { return nil }
+    var attempts: Int32 = 0
+    guard let text = splay_ffmpeg_url_take_notice(io, &attempts) else { return nil }
     defer { free(text) }
-    return Self.reconnectNotice(String(cString: text))
+    return Self.reconnectNotice(String(cString: text), attempts: Int(attempts), gaveUp: gaveUp)
   }
 
-  /// `Will reconnect at 1234 in 1 second(s), error=End of file.` as ``takeReconnectNotice()`` says it.
-  static func reconnectNotice(_ message: String) -> String {
-    var seconds: Substring = "?"
-    if let after = message.firstRange(of: " in ")?.upperBound {
-      seconds = message[after...].prefix { $0.isNumber }
-    }
+  /// FFmpeg's first `Will reconnect at 1234 in 0 second(s), error=End of file.` of a drop as
+  /// ``takeReconnectNotice(gaveUp:)`` says it.
+  static func reconnectNotice(_ message: String, attempts: Int, gaveUp: Bool) -> String {
     var reason = "the connection dropped"
     if let error = message.firstRange(of: "error=")?.upperBound {
       let text = message[error...].trimmingCharacters(in: ". \n")
       if !text.isEmpty { reason += " (\(text))" }
     }
-    return "\(reason); reconnecting in \(seconds) s"
+    let tries = attempts == 1 ? "1 attempt" : "\(attempts) attempts"
+    return reason
+      + (gaveUp ? "; could not reconnect (\(tries))" : "; reconnected" + (attempts > 1 ? " (\(tries))" : ""))
   }
 
   /// The error for a URL that could not be opened: FFmpeg's code said as a person would.

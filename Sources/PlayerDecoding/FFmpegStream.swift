@@ -60,7 +60,7 @@ struct FFmpegStream: ~Copyable, @unchecked Sendable {
   private var rewound = false
   /// The demuxer has no more packets (the end of the file, or where a truncated one stops) and the decoder was
   /// asked for what it holds.
-  private var draining = false
+  private(set) var draining = false
   /// ICY titles received and not yet placed on the timeline, with the byte each begins at.
   private var unplacedTitles: [(offset: Int64, title: String)] = []
   /// ICY titles placed at the frame where the audio of their first packet begins, not taken yet.
@@ -136,7 +136,12 @@ struct FFmpegStream: ~Copyable, @unchecked Sendable {
     format = allocated
     // The path is a hint for probing (its extension); the bytes come from `io`. FFmpeg frees the context when
     // this fails.
-    var result = splay_avformat_open_input(&format, path, nil, nil)
+    // What a stream's content may make FFmpeg open besides it (an HLS playlist names more URLs): the web, never
+    // a local file.
+    var options: OpaquePointer?
+    if source == .url { _ = splay_av_dict_set(&options, "protocol_whitelist", "http,https,tls,tcp,crypto", 0) }
+    var result = splay_avformat_open_input(&format, path, nil, &options)
+    splay_av_dict_free(&options)
     guard result >= 0, let opened = format else {
       throw Self.failure(.unrecognised, path, "not a media file FFmpeg recognises (\(Self.text(result)))")
     }

@@ -68,4 +68,9 @@ public final class GainedDecoder: AudioDecoder {
   public func takeNotices() -> [String] {
     source.takeNotices()
   }
+
+  /// Abandons the source.
+  public func abandon() {
+    source.abandon()
+  }
 }

@@ -59,7 +59,11 @@ public struct LibraryScanner: Sendable {
     for (number, path) in expansion.paths.enumerated() {
       guard seen.insert(path).inserted else { continue }
       let file = CueTrackPath(path)?.sheet ?? path
-      guard let stamp = FileStamp(path: file) else { continue }
+      // Gone since the walk: its entry, if any, leaves the index with the others not found.
+      guard let stamp = FileStamp(path: file) else {
+        seen.remove(path)
+        continue
+      }
       if known[path] == stamp { continue }
       switch readTags(path) {
       case .success(let tags):

@@ -32,6 +32,8 @@ public enum CoverArt {
   /// The path of the picture of the track at `path` (for a cue track, its audio file's): its embedded picture,
   /// written out, else its folder's (``inFolder(ofTrackAt:)``); nil when there is neither.
   public static func find(forTrackAt path: String) -> String? {
+    // A stream is no file, and has no folder to look in.
+    if StreamURL.isStream(path) { return nil }
     // A cue track's picture is its file's.
     if let track = CueTrackPath(path), let file = CueSheetFile.audioFile(of: track) { return find(forTrackAt: file) }
     if let embedded = EmbeddedPicture.read(atPath: path), let file = PictureFiles.store(embedded) { return file }

@@ -25,6 +25,8 @@ public struct ReplayGainTags: Equatable, Sendable {
 
   /// The tags of the file at `path`; empty when it has none or cannot be read.
   public static func read(atPath path: String) -> ReplayGainTags {
+    // A stream is no file: it has no tags to read ahead.
+    if StreamURL.isStream(path) { return ReplayGainTags() }
     // A cue track's gains are its file's.
     if let track = CueTrackPath(path), let file = CueSheetFile.audioFile(of: track) { return read(atPath: file) }
     let fd = open(path, O_RDONLY | O_CLOEXEC)

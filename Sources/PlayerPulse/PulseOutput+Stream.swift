@@ -173,6 +173,9 @@ extension PulseOutput {
     pa_stream_unref(stream)
     guard var ended = session.take() else { return }
     ended.ring.invalidate()
+    // A fill that waits for a stalled stream must not hold the decoding queue the next track needs.
+    ended.decoder.abandon()
+    ended.gapless.upcoming?.abandon()
     // An `open` (or a prepared stream) still waiting for the server to create this stream will not get it.
     ended.waiters.takeReady()?(.failure(.cancelled))
     let (resolvers, actions) = ended.waiters.takePrefill()

@@ -58,6 +58,12 @@ import Testing
     let played = try collection.run(["play", "--json", "--output", "simulated", "--search", "flac"])
     #expect(played.status == 0, "\(played.stderr)")
     #expect(played.queue == [collection.bjork, collection.tokyo])
+    // With files named too, a search that finds nothing is said and the files play (exit 3 at the end).
+    let filesToo = try collection.run(["play", "--json", "--output", "simulated", collection.tokyo, "--search", "zzz"])
+    #expect(filesToo.status == 3)
+    #expect(filesToo.queue == [collection.tokyo])
+    #expect(filesToo.statuses.last == "ended")
+    #expect(filesToo.stderr.contains("search 'zzz': no track in the library matches"), "\(filesToo.stderr)")
     let nothing = try collection.run(["play", "--output", "simulated", "--search", "zzz"])
     #expect(nothing.status == 3)
     #expect(nothing.stderr.contains("splay: search 'zzz': no track in the library matches"), "\(nothing.stderr)")

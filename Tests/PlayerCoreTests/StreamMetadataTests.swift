@@ -34,12 +34,16 @@ import Testing
   }
 
   @Test func ffmpegsReconnectMessageIsSaidAsAPersonWould() {
+    let message = "Will reconnect at 123456 in 0 second(s), error=End of file.\n"
     #expect(
-      FFmpegStream.reconnectNotice("Will reconnect at 123456 in 2 second(s), error=End of file.\n")
-        == "the connection dropped (End of file); reconnecting in 2 s")
+      FFmpegStream.reconnectNotice(message, attempts: 1, gaveUp: false)
+        == "the connection dropped (End of file); reconnected")
     #expect(
-      FFmpegStream.reconnectNotice("Will reconnect at 0 in 0 second(s)")
-        == "the connection dropped; reconnecting in 0 s")
+      FFmpegStream.reconnectNotice(message, attempts: 3, gaveUp: false)
+        == "the connection dropped (End of file); reconnected (3 attempts)")
+    #expect(
+      FFmpegStream.reconnectNotice("Will reconnect at 0 in 0 second(s)", attempts: 4, gaveUp: true)
+        == "the connection dropped; could not reconnect (4 attempts)")
   }
 
   @Test func titlesWaitUntilTheirAudioIsHeard() {

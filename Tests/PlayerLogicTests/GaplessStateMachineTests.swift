@@ -25,6 +25,23 @@ import Testing
     #expect(playing(["a.flac"]).upcoming == nil, "nothing follows the last track")
   }
 
+  /// Opening a URL connects, and the connection would idle for the whole track before it: a stream is never
+  /// offered ahead of time, and nothing is offered after a live one (it has no end to follow).
+  @Test func streamsAreNeitherOfferedNorFollowed() {
+    #expect(playing(["a.flac", "http://radio.example/live"]).upcoming == nil)
+    #expect(playing(["a.flac", "HTTPS://radio.example/live", "c.flac"]).upcoming == nil)
+    var live = PlayerStateMachine()
+    let open = OutputStep.open(queue: ["http://radio.example/live", "b.flac"], index: 0, seconds: 0, then: .playing)
+    let confirmation = OutputConfirmation(position: 0, time: 1_000, running: true, streamNumber: 7)
+    var info = track("http://radio.example/live")
+    info.isLive = true
+    info.frames = 0
+    _ = live.answer(open, .success(.confirmed(confirmation, track: info))).published
+    #expect(live.state.track?.isLive == true)
+    #expect(live.upcoming == nil)
+    #expect(playing(["a.flac", "http://radio.example/file.flac"]).upcoming == nil)
+  }
+
   @Test func anAdvanceFromTheCurrentStreamMovesToTheNextTrack() {
     var machine = playing(["a.flac", "b.flac", "c.flac"])
     let confirmation = OutputConfirmation(position: 0.004, time: 5_000, running: true, streamNumber: 8)

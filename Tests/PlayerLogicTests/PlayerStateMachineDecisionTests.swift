@@ -115,6 +115,25 @@ import Testing
     }
   }
 
+  /// A live stream (internet radio) differs in three rows: seeks are refused with the reason, `stop` opens it
+  /// again (it has no start to go back to), `p` is `previous`; and it is never offered for gapless playback.
+  @Test(arguments: [PlaybackStatus.playing, .paused])
+  func aLiveStreamRefusesSeeksAndStopsByOpeningItAgain(status: PlaybackStatus) {
+    var live = Self.track
+    live.isLive = true
+    live.frames = 0
+    var machine = Self.machine(status)
+    var state = machine.state
+    state.track = live
+    machine = PlayerStateMachine(state: state, shuffleSeed: 1)
+    let refused = PlayerStateMachine.CommandAction.reject(.invalidState(command: "seek", state: "in a live stream"))
+    #expect(machine.decide(.seek(.relative(2))) == refused)
+    #expect(machine.decide(.seek(.absolute(3))) == refused)
+    #expect(machine.decide(.stop) == Self.open(1, then: .stopped))
+    #expect(machine.previousOrRestart(at: 1_000_000_000_000) == .previous)
+    #expect(machine.decide(.next) == Self.machine(status).decide(.next), "the rest as for a file")
+  }
+
   @Test func aRelativeSeekWhilePlayingLandsWithinTheTrackFromWhereTheOutputIs() {
     let step = OutputStep.seekBy(5, duration: 10)
     #expect(step.seekTarget(from: 2) == 7)

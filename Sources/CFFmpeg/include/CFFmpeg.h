@@ -46,9 +46,12 @@ char *splay_ffmpeg_url_headers(AVIOContext *io);
 /// The oldest ICY metadata block not taken yet ("StreamTitle='…';"), with the byte offset of the audio it begins
 /// at (in the bytes handed to the demuxer, as AVPacket.pos counts them); NULL when none is waiting. free() it.
 char *splay_ffmpeg_url_take_metadata(AVIOContext *io, int64_t *offset);
-/// FFmpeg's last message about reconnecting this stream ("Will reconnect at 1234 in 1 second(s), error=End of
-/// file.") not taken yet, or NULL. free() it.
-char *splay_ffmpeg_url_take_notice(AVIOContext *io);
+/// FFmpeg's first message about reconnecting this stream ("Will reconnect at 1234 in 1 second(s), error=End of
+/// file.") since the last call, with how many attempts were made (*attempts), or NULL. free() it.
+char *splay_ffmpeg_url_take_notice(AVIOContext *io, int *attempts);
+/// Ends every wait of the stream's protocol now and later (a read that waits for the network returns an error):
+/// for a stream nobody will read again. Safe from any thread, while another reads.
+void splay_ffmpeg_url_abandon(AVIOContext *io);
 /// Closes a context made by splay_ffmpeg_url_open and its connection; sets *io to NULL.
 void splay_ffmpeg_url_close(AVIOContext **io);
 
@@ -95,6 +98,8 @@ AVFrame *splay_av_frame_alloc(void);
 void splay_av_frame_free(AVFrame **frame);
 int64_t splay_av_rescale_q_rnd(int64_t a, AVRational bq, AVRational cq, enum AVRounding rnd);
 int splay_av_strerror(int errnum, char *errbuf, size_t errbuf_size);
+int splay_av_dict_set(AVDictionary **pm, const char *key, const char *value, int flags);
+void splay_av_dict_free(AVDictionary **m);
 AVDictionaryEntry *splay_av_dict_get(const AVDictionary *m, const char *key, const AVDictionaryEntry *prev, int flags);
 int splay_av_channel_layout_copy(AVChannelLayout *dst, const AVChannelLayout *src);
 void splay_av_channel_layout_default(AVChannelLayout *ch_layout, int nb_channels);

@@ -112,8 +112,10 @@ struct PlayCommand: AsyncParsableCommand {
     let config = try ConfigFile.load()
     let settings = outputOptions.settings(with: config)
     let early = EarlyStart.take(matching: settings.pulseConfiguration)
+    // The early decoders give a stream the default deadline: another (the config's) needs decoders of its own.
+    let earlyDecoders = settings.deadline == OutputSettings.defaultDeadline ? early?.decoders : nil
     let decoders =
-      early?.decoders ?? ProbedDecoderFactory(opener: PlayerSession.fileDecoders(streamTimeout: settings.deadline))
+      earlyDecoders ?? ProbedDecoderFactory(opener: PlayerSession.fileDecoders(streamTimeout: settings.deadline))
     let session = PlayerSession(
       settings, decoders: decoders, replayGain: replayGainOptions.policy(with: config), pulse: early?.output,
       onSkipped: { error in reports.report(error.message) }, onNotice: { reports.notice($0) })
@@ -215,8 +217,15 @@ struct PlayCommand: AsyncParsableCommand {
   /// would delay the first sound by seconds.
   private func playableTracks(decoders: ProbedDecoderFactory, reports: SkipReports) throws -> [String] {
     var tracks = try TrackArguments.expand(files)
-    // The index holds tracks (files and cue tracks), each queued as it is.
-    if let search { tracks.paths += try LibraryProgram.paths(matching: search) }
+    // The index holds tracks (files and cue tracks), each queued as it is. With files named too, a search that
+    // finds nothing is reported (exit 3 at the end) and the files play.
+    if let search {
+      do {
+        tracks.paths += try LibraryProgram.paths(matching: search)
+      } catch let error as CLIError where !files.isEmpty {
+        reports.report(error.message)
+      }
+    }
     tracks.summaries.forEach(Console.error)
     for entry in tracks.skipped { reports.report(entry.message) }
     let named = Set(files)
@@ -279,10 +288,11 @@ final class SkipReports: Sendable {
     if replaying { earlier.forEach(view.report) }
   }
 
-  /// Shows `message` as a report is shown, without counting it: it is no file's failure (a stream reconnecting).
+  /// Shows `message` on the view's notice line (stderr without one), without counting it: it is no file's
+  /// failure (a stream reconnecting).
   func notice(_ message: String) {
     let view = state.withLock { $0.view }
-    if let view { view.report(message) } else { Console.error(message) }
+    if let view { view.notice(message) } else { Console.error(message) }
   }
 
   /// Whether any file was reported (the exit status is then 3).

@@ -12,6 +12,9 @@ protocol PlaybackView: Sendable {
   func end()
   /// Reports a file that could not be played (one line, without the `splay:` prefix).
   func report(_ message: String)
+  /// Shows `message`, which is nobody's failure (a stream reconnecting): on the live view's notice line, else
+  /// stderr; it is not listed again at the end.
+  func notice(_ message: String)
 }
 
 /// One JSON object per published state on stdout, and before a state whose queue changed, the queue's paths as
@@ -36,4 +39,6 @@ final class JSONLinesView: PlaybackView, Sendable {
   }
   func end() {}
   func report(_ message: String) { Console.error(message) }
+
+  func notice(_ message: String) { Console.error(message) }
 }

@@ -107,6 +107,11 @@ final class TerminalView: PlaybackView {
     renderQueue.async { [weak self] in self?.render() }
   }
 
+  func notice(_ message: String) {
+    screen.withLock { $0.notice = message }
+    renderQueue.async { [weak self] in self?.render() }
+  }
+
   /// Ctrl-C (a key in raw mode: 130) or SIGINT/SIGTERM (130, 143): the terminal back, the exit code that
   /// `--json` gives too (``SignalExit``). Not through `onQuit`: that ends `play` normally on another thread,
   /// which could exit 0 before this one exits.

@@ -56,7 +56,12 @@ extension PlayerStateMachine {
       return status == .playing ? decide(.pause) : decide(.play)
     case .stop:
       switch status {
-      case .playing, .paused: return .perform(.stop)
+      case .playing, .paused:
+        // A live stream cannot go back to its start: it is opened again, stopped, and `play` hears it from now.
+        if let track = state.track, track.isLive, let index = state.index {
+          return .perform(.open(queue: state.queue, index: index, seconds: 0, then: .stopped))
+        }
+        return .perform(.stop)
       case .stopped: return .complete(nil)
       default: return invalid()
       }
@@ -135,7 +140,9 @@ extension PlayerStateMachine {
     guard case .failed(.outputLost) = state.status, let index = state.index, index < state.queue.count else {
       return .reject(.invalidState(command: "reconnect", state: state.status.name))
     }
-    return .perform(.open(queue: state.queue, index: index, seconds: state.position.seconds, then: .paused))
+    // A live stream comes back from now: it cannot seek to where it was.
+    let seconds = state.track?.isLive == true ? 0 : state.position.seconds
+    return .perform(.open(queue: state.queue, index: index, seconds: seconds, then: .paused))
   }
 
   /// What brings back a saved session (``PlayerController/restore(queue:index:at:)``): `queue` with track

@@ -11,11 +11,12 @@ extension PlayerStateMachine {
   }
 
   /// The track to offer the output for gapless playback: the one after the current track, with the stream it
-  /// would follow; nil when there is none or no stream is open.
+  /// would follow; nil when there is none or no stream is open. Never a stream, nor after a live one: opening a
+  /// URL connects (the controller would wait for it), and the connection would idle for the whole track before.
   public var upcoming: UpcomingTrack? {
-    guard state.status.hasOpenTrack, let streamNumber, let index = state.index, let next = following(index) else {
-      return nil
-    }
+    guard state.status.hasOpenTrack, state.track?.isLive != true, let streamNumber, let index = state.index,
+      let next = following(index), !StreamURL.isStream(state.queue[next])
+    else { return nil }
     return UpcomingTrack(path: state.queue[next], index: next, following: streamNumber)
   }
 

@@ -32,6 +32,10 @@ public protocol AudioDecoder: AnyObject, Sendable {
   /// What a person should hear about while it plays, since the last call: a stream that dropped and is being
   /// reconnected. None by default.
   func takeNotices() -> [String]
+  /// Ends a read that waits for the network, and fails those after it: the output lets this decoder go and
+  /// must not wait for a stalled stream (its decoding queue serves the next track). Any thread; nothing by
+  /// default.
+  func abandon()
 }
 
 /// A track's title changing within its audio (internet radio announces each song so).
@@ -65,6 +69,9 @@ extension AudioDecoder {
 
   /// None: a file has nothing to say while it plays.
   public func takeNotices() -> [String] { [] }
+
+  /// Nothing: a file's reads do not wait for a network.
+  public func abandon() {}
 
   /// Float, unless the decoder says otherwise.
   public var nativeSampleFormat: DecodedSampleFormat { .float32 }
