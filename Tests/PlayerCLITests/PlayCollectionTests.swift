@@ -55,8 +55,12 @@ import Testing
     let environment = ["XDG_CACHE_HOME": scratch.path + "/cache", "XDG_STATE_HOME": scratch.path + "/state"]
     let added = try Splay.run(["library", "add", tree.root], environment: environment)
     #expect(added.status == 0, "\(added.stderr)")
-    // "album 10" is in two paths; the index gives them in path order.
-    try await expectHeard(["--search", "ALBUM 10"], environment: environment, steps: [3, 7])
+    // The phrase "album 10" is in two paths (the words alone are in a third, `Album 2/10 - second.wav`); the index
+    // gives them in natural path order.
+    let queued = try Splay.run(
+      ["play", "--json", "--output", "simulated", "--search", "\"ALBUM 10\""], environment: environment)
+    #expect(queued.queue == [tree.order[2].path, tree.order[3].path], "\(queued.stdout)")
+    try await expectHeard(["--search", "\"ALBUM 10\""], environment: environment, steps: [3, 7])
   }
 
   @Test(.enabled(if: PulseEnvironment.available, "needs the private PulseAudio server of `make test`"))
