@@ -14,7 +14,8 @@ extension PulseOutput {
   /// Checks just after the server's clock should have reached the next title's audio. Only while playing: a
   /// corked stream's clock stands still, and `start` schedules the check again.
   func scheduleTitleCheckLocked() {
-    guard let session, session.running, let context = connection.context,
+    // The position is read only when a title waits: a file's start must not pay for it.
+    guard let session, session.running, !session.titles.isEmpty, let context = connection.context,
       let wait = session.titles.wait(from: positionLocked())
     else { return }
     let expected = lineage.current

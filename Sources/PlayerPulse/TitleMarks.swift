@@ -24,6 +24,9 @@ struct TitleMarks {
     marks.first.map { max(0, $0.seconds - position) }
   }
 
+  /// Whether no title waits.
+  var isEmpty: Bool { marks.isEmpty }
+
   /// Forgets every mark (a seek or a flush: the audio they were placed in will not play).
   mutating func removeAll() {
     marks.removeAll()
