@@ -26,12 +26,13 @@ FILES = FOLDERS * FILES_PER_FOLDER
 LINKS_PER_SOURCE = 60_000  # under ext4's 65,000 links per inode
 
 
-def make_tree(directory, source):
-    """Builds the tree under `directory` from hard links to copies of `source`; returns its root."""
+def make_tree(directory, source, folders=FOLDERS):
+    """Builds the tree of `folders` folders under `directory` from hard links to copies of `source`; returns its
+    root."""
     root = Path(directory) / "Collection"
     sources = []
     made = 0
-    for folder in range(1, FOLDERS + 1):
+    for folder in range(1, folders + 1):
         album = root / f"Artist {folder % 97}" / f"Album {folder}"
         album.mkdir(parents=True)
         for track in range(1, FILES_PER_FOLDER + 1):

@@ -20,7 +20,6 @@ import datetime
 import json
 import os
 import platform
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -28,6 +27,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_collection import FILES_PER_FOLDER, make_tree  # noqa: E402
 from benchsupport import run, step, update_section  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -36,25 +36,7 @@ PACKAGE = ROOT / "Benchmarks"
 PROBE = PACKAGE / ".build" / "release" / "LibraryProbe"
 SOURCE = ROOT / "fixtures" / "media" / "short-44k-stereo.flac"
 FOLDERS = 1_000
-FILES_PER_FOLDER = 100
 FILES = FOLDERS * FILES_PER_FOLDER
-LINKS_PER_SOURCE = 60_000
-
-
-def make_tree(directory):
-    root = Path(directory) / "Collection"
-    sources = []
-    made = 0
-    for folder in range(1, FOLDERS + 1):
-        album = root / f"Artist {folder % 97}" / f"Album {folder}"
-        album.mkdir(parents=True)
-        for track in range(1, FILES_PER_FOLDER + 1):
-            if made % LINKS_PER_SOURCE == 0:
-                sources.append(Path(directory) / f"source-{len(sources)}.flac")
-                shutil.copyfile(SOURCE, sources[-1])
-            os.link(sources[-1], album / f"{track} - Track {track}.flac")
-            made += 1
-    return root
 
 
 def timed(command, environment, expect_lines=None):
@@ -90,7 +72,7 @@ def main():
     rounds = 5 if options.quick else 21
     with tempfile.TemporaryDirectory(prefix="splay-library-bench-") as directory:
         step(f"building a {FILES:,}-file folder tree")
-        tree = make_tree(directory)
+        tree = make_tree(directory, SOURCE, FOLDERS)
         environment = dict(os.environ, XDG_CACHE_HOME=f"{directory}/cache", XDG_STATE_HOME=f"{directory}/state")
         index = f"{directory}/cache/splay/library.sqlite"
         step("first scan")
