@@ -86,6 +86,20 @@ public enum PulseEnvironment {
     }
   }
 
+  /// The sink input of this process that is not in `known` (the indices listed before a stream was opened),
+  /// waited for up to 2 s (nil if none came): a stream another test of this process keeps open must not be
+  /// taken for it.
+  public static func newSinkInput(notIn known: Set<String>) async throws -> (index: String, volume: Int)? {
+    for _ in 0..<200 {
+      if let found = try ownSinkInputs().first(where: { !known.contains($0.index) }) { return found }
+      try await Task.sleep(for: .milliseconds(10))
+    }
+    return nil
+  }
+
+  /// The indices of this process's sink inputs now, for ``newSinkInput(notIn:)``.
+  public static func ownSinkInputIndices() throws -> Set<String> { Set(try ownSinkInputs().map(\.index)) }
+
   /// Runs a program that may leave daemons behind (a PulseAudio server, a tmux server) and returns its exit
   /// status, its output going to `output`: a ``ChildProcess`` holds none of the test process's descriptors, so
   /// a daemon it leaves keeps no reader of this process waiting.

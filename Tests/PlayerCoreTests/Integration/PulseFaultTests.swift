@@ -76,6 +76,7 @@ struct PulseFaultTests {
 
   @Test func aStreamMovedToAnotherSinkOrRescuedFromARemovedOneIsPublishedAndKeepsPlaying() async throws {
     try await ExclusiveSink.run {
+      let known = try PulseEnvironment.ownSinkInputIndices()
       let controller = PlayerController(output: PulseOutput(), decoders: StandardDecoderFactory())
       let module = try pactl("load-module", "module-null-sink", "sink_name=splay_other")
       defer { _ = try? PulseEnvironment.run("/usr/bin/pactl", ["unload-module", module]) }
@@ -84,8 +85,7 @@ struct PulseFaultTests {
       let started = await published(by: controller, within: 2) { $0.device == PulseEnvironment.sink }
       #expect(started != nil, "the stream's sink was published: \(String(describing: controller.state.device))")
 
-      let inputs = try PulseEnvironment.ownSinkInputs()
-      let index = try #require(inputs.count == 1 ? inputs[0].index : nil, "\(inputs)")
+      let index = try #require(try await PulseEnvironment.newSinkInput(notIn: known)?.index)
       _ = try pactl("move-sink-input", index, "splay_other")
       // PipeWire's session manager carries the move out, or, after a test froze pipewire-pulse, sometimes never
       // does: then the state must still name the sink the server shows.

@@ -375,9 +375,10 @@ struct PulseOutputTests {
 
   @Test func aVolumeChangedByAnotherProgramIsPublished() async throws {
     try await ExclusiveSink.run {
+      let known = try PulseEnvironment.ownSinkInputIndices()
       _ = try await settle(controller.load([Fixtures.sweepFLAC]))
       _ = try await settle(controller.play())
-      let index = try #require(try PulseEnvironment.ownSinkInputs().first?.index)
+      let index = try #require(try await PulseEnvironment.newSinkInput(notIn: known)?.index)
       let changed = try PulseEnvironment.run("/usr/bin/pactl", ["set-sink-input-volume", index, "30%"])
       #expect(changed.status == 0)
       let published = await published(by: controller, within: 3) { $0.volume == 30 }
