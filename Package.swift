@@ -65,6 +65,8 @@ let package = Package(
     // A target of its own so that the player library carries no wire format.
     .target(name: "ControlProtocol", dependencies: ["PlayerCore"]),
     // The user's config.toml: parsed, checked key by key, each value with the line it came from.
+    // The console writer both executables share.
+    .target(name: "SplayConsole"),
     .target(name: "SplayConfig", dependencies: [.product(name: "TOMLKit", package: "TOMLKit")]),
     // The PulseAudio output: the only target that imports libpulse.
     .target(name: "PlayerPulse", dependencies: ["PlayerCore", "Futures", "CPulseAudio"]),
@@ -89,6 +91,7 @@ let package = Package(
         "PlayerDecoding",
         "PlayerLibrary",
         "CMpg123Quiet",
+        "SplayConsole",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]
     ),
@@ -107,6 +110,7 @@ let package = Package(
         "CEarlyConnect",
         "CSDBus",
         "SplayConfig",
+        "SplayConsole",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
         .product(name: "NIOCore", package: "swift-nio"),

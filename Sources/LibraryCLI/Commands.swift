@@ -1,5 +1,6 @@
 import ArgumentParser
 import PlayerIndex
+import SplayConsole
 
 #if canImport(Glibc)
   import Glibc
@@ -70,7 +71,7 @@ struct RootsCommand: ParsableCommand {
   static let configuration = CommandConfiguration(commandName: "roots", abstract: "List the library's roots.")
 
   func run() throws {
-    for root in try Library().roots.read() { Output.out(root) }
+    for root in try Library().roots.read() { Console.out(root) }
   }
 }
 
@@ -125,12 +126,12 @@ struct SearchCommand: ParsableCommand {
     let tracks = try index.search(query, limit: limit)
     for track in tracks {
       guard long else {
-        null ? Output.raw(track.path + "\u{0}") : Output.out(track.path)
+        null ? Console.raw(track.path + "\u{0}") : Console.out(track.path)
         continue
       }
       let tags = track.tags
       let length = tags.duration.map { String(format: $0) } ?? ""
-      Output.out([tags.artist ?? "", tags.title ?? "", tags.album ?? "", length, track.path].joined(separator: "\t"))
+      Console.out([tags.artist ?? "", tags.title ?? "", tags.album ?? "", length, track.path].joined(separator: "\t"))
     }
     guard tracks.isEmpty, !allowNone else { return }
     let empty = try index.count() == 0

@@ -2,6 +2,7 @@ import PlayerCore
 import PlayerDecoding
 import PlayerIndex
 import PlayerLibrary
+import SplayConsole
 
 #if canImport(Glibc)
   import Glibc
@@ -30,7 +31,7 @@ struct Library {
     let (index, rebuilt) =
       refill ? try LibraryIndex.openForSearch(at: locations.index) : try LibraryIndex.open(at: locations.index)
     if let rebuilt {
-      Output.error("\(locations.index): the library index was damaged (\(rebuilt)); made again")
+      Console.error("\(locations.index): the library index was damaged (\(rebuilt)); made again")
       if refill { _ = try scan(index) }
     }
     return index
@@ -41,15 +42,15 @@ struct Library {
   func scan(_ index: LibraryIndex) throws -> Bool {
     let roots = try roots.read()
     let start = Self.now()
-    let showsProgress = Output.stderrIsTerminal
+    let showsProgress = Console.stderrIsTerminal
     let scanner = LibraryScanner(index: index, readTags: Self.readTags)
     let report = try scanner.scan(roots) { progress in
-      if showsProgress { Output.status("scanning: \(progress.done) of \(progress.total) tracks") }
+      if showsProgress { Console.status("scanning: \(progress.done) of \(progress.total) tracks") }
     }
-    if showsProgress { Output.status(nil) }
-    for line in report.skipped + report.failures { Output.error(line) }
+    if showsProgress { Console.status(nil) }
+    for line in report.skipped + report.failures { Console.error(line) }
     let seconds = Double(Self.now() - start) / 1e9
-    Output.error(
+    Console.error(
       "library: \(report.found) tracks under \(roots.count) \(roots.count == 1 ? "root" : "roots"): "
         + "\(report.read) read, \(report.removed) removed, \(report.failures.count) unreadable "
         + "(\(String(format: seconds))s)")

@@ -1,5 +1,6 @@
 import ArgumentParser
 import PlayerIndex
+import SplayConsole
 
 #if canImport(Glibc)
   import Glibc
@@ -50,19 +51,19 @@ enum Main {
       var command = try SplayLibrary.parseAsRoot()
       try command.run()
     } catch let failure as LibraryFailure {
-      Output.error(failure.message)
+      Console.error(failure.message)
       status = failure.status
     } catch let error as LibraryError {
-      Output.error(error.message)
+      Console.error(error.message)
       status = .failed
     } catch {
       let code = SplayLibrary.exitCode(for: error)
       if code == .success {
-        Output.out(SplayLibrary.fullMessage(for: error))
+        Console.out(SplayLibrary.fullMessage(for: error))
       } else if let exit = error as? ExitCode {
         status = LibraryExit(rawValue: exit.rawValue) ?? .failed
       } else {
-        Output.errorText(SplayLibrary.fullMessage(for: error))
+        Console.errorText(SplayLibrary.fullMessage(for: error))
         status = .usage
       }
     }

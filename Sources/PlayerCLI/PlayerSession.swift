@@ -4,6 +4,7 @@ import PlayerDecoding
 import PlayerLibrary
 import PlayerPulse
 import PlayerScripts
+import SplayConsole
 
 /// The composition root: where `play`, `run` and `serve` put an output, the decoders, a controller and the
 /// timeline scripts wait on together, as the command line chose them.

@@ -2,6 +2,7 @@ import ArgumentParser
 import Dispatch
 import FoundationEssentials
 import Glibc
+import SplayConsole
 
 /// `splay`: a terminal music player whose every command is confirmed by the audio server.
 struct Splay: AsyncParsableCommand {

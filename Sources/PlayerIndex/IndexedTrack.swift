@@ -1,3 +1,5 @@
+import PlayerLibrary
+
 /// One track as the index holds it: where it is, the file it comes from as it was when read, and its tags.
 public struct IndexedTrack: Sendable, Equatable {
   /// What a queue holds: a file's path, or a cue track's (``PlayerLibrary/CueTrackPath``).

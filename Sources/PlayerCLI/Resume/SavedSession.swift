@@ -2,6 +2,7 @@ import ControlProtocol
 import FoundationEssentials
 import Glibc
 import PlayerCore
+import PlayerLibrary
 
 /// What a player keeps between runs: its queue, the current track and where in it, and the settings a person
 /// chose (volume, repeat, shuffle), all as the server confirmed them. Written as `state.json`.
@@ -29,21 +30,7 @@ struct SavedSession: Codable, Equatable, Sendable {
   var repeatMode: String
   var shuffle: Bool
   /// The current track's file as it was: a file changed since starts from 0.
-  var file: FileIdentity?
-
-  /// A file's size and modification time, to tell that it changed.
-  struct FileIdentity: Codable, Equatable, Sendable {
-    var size: Int64
-    var modified: Int64
-
-    /// The identity of the file at `path` now; nil when there is none.
-    init?(path: String) {
-      var status = stat()
-      guard stat(path, &status) == 0 else { return nil }
-      size = Int64(status.st_size)
-      modified = Int64(status.st_mtim.tv_sec) * 1_000_000_000 + Int64(status.st_mtim.tv_nsec)
-    }
-  }
+  var file: FileStamp?
 
   /// Writes the session as `JSONEncoder` would with sorted keys, handing `write` pieces of about `pieceSize`
   /// bytes: 200,000 paths encoded whole took `splay play` from 60 to 110 MB at its peak (docs/performance.md).
@@ -94,7 +81,7 @@ extension SavedSession {
     volume = state.volume
     repeatMode = state.repeatMode.rawValue
     shuffle = state.shuffle
-    file = index.flatMap { $0 < queue.count ? FileIdentity(path: queue[$0]) : nil }
+    file = index.flatMap { $0 < queue.count ? FileStamp(path: queue[$0]) : nil }
   }
 
   /// Whether `next` changed what is kept since `previous`: the queue, the track, the status (a pause, a stop, an

@@ -1,6 +1,7 @@
 import ArgumentParser
 import FoundationEssentials
 import SplayConfig
+import SplayConsole
 
 /// `splay config`: the settings `play`, `run`, `serve` and `ctl` start from, and where each came from.
 struct ConfigCommand: AsyncParsableCommand {

@@ -4,6 +4,7 @@ import Dispatch
 import FoundationEssentials
 import Glibc
 import PlayerCore
+import SplayConsole
 
 /// `splay ctl COMMAND [ARGS...]`: one request to a running `splay serve`.
 struct CtlCommand: AsyncParsableCommand {

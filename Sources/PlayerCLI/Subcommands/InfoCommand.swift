@@ -3,6 +3,7 @@ import ControlProtocol
 import PlayerCore
 import PlayerDecoding
 import PlayerLibrary
+import SplayConsole
 
 /// `splay info FILE...`: what the decoder sees in each file, folders and playlists expanded as `play` does.
 struct InfoCommand: AsyncParsableCommand {

@@ -3,6 +3,7 @@ import FoundationEssentials
 import Futures
 import PlayerCore
 import PlayerDecoding
+import SplayConsole
 
 /// `splay play FILE...`: plays files in order, with a live view on a terminal or JSON lines otherwise.
 struct PlayCommand: AsyncParsableCommand {

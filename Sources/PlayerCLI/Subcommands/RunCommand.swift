@@ -5,6 +5,7 @@ import FoundationEssentials
 import Glibc
 import PlayerCore
 import PlayerScripts
+import SplayConsole
 
 /// `splay run SCRIPT`: runs a playback script whose `expect` lines check the confirmed state.
 struct RunCommand: AsyncParsableCommand {

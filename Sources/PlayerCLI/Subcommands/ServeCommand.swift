@@ -8,6 +8,7 @@ import NIOCore
 import NIOPosix
 import PlayerCore
 import SplayConfig
+import SplayConsole
 
 /// `splay serve`: a player controlled over a Unix socket with JSON lines (docs/protocol.md).
 struct ServeCommand: AsyncParsableCommand {

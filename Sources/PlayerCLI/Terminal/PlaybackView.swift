@@ -1,6 +1,7 @@
 import ControlProtocol
 import Futures
 import PlayerCore
+import SplayConsole
 
 /// Where `splay play` shows the confirmed state: a live terminal view or JSON lines.
 protocol PlaybackView: Sendable {

@@ -3,6 +3,7 @@ import FoundationEssentials
 import Futures
 import Glibc
 import PlayerCore
+import SplayConsole
 
 /// The live one-screen view of `splay play`: state, track, progress, volume, queue, pending command, keys.
 ///

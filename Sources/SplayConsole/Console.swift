@@ -2,25 +2,35 @@ import Dispatch
 import Glibc
 
 /// Writes to stdout and stderr without buffering surprises: JSON lines are flushed one by one so that a
-/// reading program sees each state as it is published.
-enum Console {
+/// reading program sees each state as it is published. `splay` and `splay-library` both write through it.
+public enum Console {
   /// Writes one line to stdout.
-  static func out(_ line: String) {
+  public static func out(_ line: String) {
     write(line + "\n", to: STDOUT_FILENO)
   }
 
   /// Writes `splay: message` to stderr.
-  static func error(_ message: String) {
+  public static func error(_ message: String) {
     write("splay: " + message + "\n", to: STDERR_FILENO)
   }
 
   /// Writes a (possibly multi-line) message to stderr as is, ending it with a newline.
-  static func errorText(_ text: String) {
+  public static func errorText(_ text: String) {
     write(text.hasSuffix("\n") ? text : text + "\n", to: STDERR_FILENO)
   }
 
+  /// Writes `text` to stdout as it is (a NUL-separated list, for example).
+  public static func raw(_ text: String) {
+    write(text, to: STDOUT_FILENO)
+  }
+
+  /// Rewrites the terminal's current line on stderr (a progress line); `nil` clears it.
+  public static func status(_ line: String?) {
+    write("\r\u{1B}[K" + (line ?? ""), to: STDERR_FILENO)
+  }
+
   /// Writes `bytes` to stdout as they are: a piece of a line that is written in several.
-  static func out(bytes: [UInt8]) {
+  public static func out(bytes: [UInt8]) {
     bytes.withUnsafeBufferPointer { write($0, to: STDOUT_FILENO) }
   }
 
@@ -42,8 +52,11 @@ enum Console {
   }
 
   /// True when stdout is a terminal.
-  static var stdoutIsTerminal: Bool { isatty(STDOUT_FILENO) == 1 }
+  public static var stdoutIsTerminal: Bool { isatty(STDOUT_FILENO) == 1 }
+
+  /// True when stderr is a terminal, where a progress line belongs.
+  public static var stderrIsTerminal: Bool { isatty(STDERR_FILENO) == 1 }
 
   /// True when stdin is a terminal.
-  static var stdinIsTerminal: Bool { isatty(STDIN_FILENO) == 1 }
+  public static var stdinIsTerminal: Bool { isatty(STDIN_FILENO) == 1 }
 }

@@ -3,8 +3,9 @@
 #endif
 
 /// A file's size and modification time: when both are unchanged, the file is taken as unchanged (as rsync and
-/// make do) and its tags are not read again.
-public struct FileStamp: Sendable, Equatable, Hashable {
+/// make do): the library index reads its tags again only when it changed, and a resumed session starts a
+/// changed file from 0.
+public struct FileStamp: Codable, Sendable, Equatable, Hashable {
   /// The size in bytes.
   public var size: Int64
   /// The modification time in nanoseconds since 1970.
