@@ -45,11 +45,9 @@ final class MainloopTimer {
   }
 }
 
-/// The output's mainloop timers: the connect deadline, timing requests while audio flows, the gapless boundary
-/// check, the wait before the last track's drain and a live stream's next title.
+/// The output's mainloop timers: timing requests while audio flows, the gapless boundary check, the wait
+/// before the last track's drain and a live stream's next title (the connect deadline is ``PulseConnection``'s).
 struct MainloopTimers {
-  /// Gives up on a connection attempt the server does not answer.
-  let connect: MainloopTimer
   /// Asks for timing updates while audio flows.
   let timing: MainloopTimer
   /// Looks for the gapless boundary when the server's clock should have reached it (write callbacks alone may
@@ -60,9 +58,8 @@ struct MainloopTimers {
   /// Publishes a live stream's next title when the server should have played its audio.
   let title: MainloopTimer
 
-  /// The five timers of `mainloop`, none armed.
+  /// The four timers of `mainloop`, none armed.
   init(mainloop: OpaquePointer) {
-    connect = MainloopTimer(mainloop: mainloop)
     timing = MainloopTimer(mainloop: mainloop)
     boundary = MainloopTimer(mainloop: mainloop)
     drain = MainloopTimer(mainloop: mainloop)
@@ -71,6 +68,6 @@ struct MainloopTimers {
 
   /// Frees them all (lock held), before the context they were armed on goes away.
   func cancelAll() {
-    for timer in [connect, timing, boundary, drain, title] { timer.cancel() }
+    for timer in [timing, boundary, drain, title] { timer.cancel() }
   }
 }

@@ -44,7 +44,7 @@ extension PulseOutput {
     // The stream is asked for in the callback that reports the handshake done, as a C client would: going
     // through a future there cost a thread hand-over before the stream could even be requested.
     locked {
-      whenConnectedLocked { [self] connected in
+      connection.whenConnected { [self] connected in
         guard case .success = connected else { return handOff { entry.resolver.settle(with: Outcome(connected)) } }
         // Replaced by an `open` of something else meanwhile: that `open` makes its own stream.
         guard !entry.dropped else { return handOff { entry.resolver.settle(with: .cancelled) } }
@@ -90,7 +90,7 @@ extension PulseOutput {
     issueLocked(
       "start", start: { done in uncorkLocked(stream, done) },
       completion: { [self] ok in
-        guard ok else { return failed(.outputFailed(operation: "start", detail: lastErrorLocked())) }
+        guard ok else { return failed(.outputFailed(operation: "start", detail: connection.lastError())) }
         startedLocked()
         // Settled from the timing update behind the uncork, as `start` is: until then the clock is stale, and
         // a fresh sink's first block (2 s on a null sink) is not yet known to delay the audio.

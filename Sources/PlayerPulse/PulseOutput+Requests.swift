@@ -30,7 +30,7 @@ extension PulseOutput {
         name, start: { ticket in start(stream, ticket) },
         completion: { [self] ok in
           guard ok else {
-            let error = PlayerError.outputFailed(operation: name, detail: lastErrorLocked())
+            let error = PlayerError.outputFailed(operation: name, detail: connection.lastError())
             return handOff { resolver.reject(error) }
           }
           let confirmation = then() ?? confirmationLocked()
@@ -50,7 +50,7 @@ extension PulseOutput {
     assertLocked()
     return requests.issue(
       name, start: start, completion: completion, failure: failure, volumeRead: volumeRead,
-      detail: lastErrorLocked)
+      detail: connection.lastError)
   }
 
   /// The error of an operation that needs a stream when none is open.

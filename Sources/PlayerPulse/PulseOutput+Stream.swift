@@ -18,7 +18,7 @@ extension PulseOutput {
     assertLocked()
     teardownStreamLocked()
     guard let context = connection.context, connection.isReady else {
-      return ready(.failure(.outputLost(detail: "\(serverName): not connected")))
+      return ready(.failure(.outputLost(detail: "\(connection.serverName): not connected")))
     }
     let info = decoder.info
     // 16-bit sources go out as they are: half the bytes of floats to copy and send, and nothing for a 16-bit
@@ -43,7 +43,7 @@ extension PulseOutput {
     if let artist = info.artist { pa_proplist_sets(props, PA_PROP_MEDIA_ARTIST, artist) }
     guard let s = pa_stream_new_with_proplist(context, info.displayTitle, &spec, nil, props) else {
       pa_proplist_free(props)
-      return ready(.failure(.outputFailed(operation: "open", detail: lastErrorLocked())))
+      return ready(.failure(.outputFailed(operation: "open", detail: connection.lastError())))
     }
     pa_proplist_free(props)
     session = StreamSession(stream: s, ring: ring, sampleFormat: format, decoder: decoder)
@@ -97,7 +97,7 @@ extension PulseOutput {
     if connected < 0 {
       _ = session?.waiters.takeReady()
       teardownStreamLocked()
-      ready(.failure(.outputFailed(operation: "open", detail: lastErrorLocked())))
+      ready(.failure(.outputFailed(operation: "open", detail: connection.lastError())))
     }
   }
 
@@ -108,7 +108,7 @@ extension PulseOutput {
       requestTimingLocked()
       session?.waiters.takeReady()?(.success(()))
     case PA_STREAM_FAILED, PA_STREAM_TERMINATED:
-      let detail = lastErrorLocked()
+      let detail = connection.lastError()
       if let ready = session?.waiters.takeReady() {
         let error = openFailureLocked(detail: detail)
         teardownStreamLocked()
@@ -131,7 +131,7 @@ extension PulseOutput {
     if let sink = configuration.sink, let context = connection.context,
       pa_context_errno(context) == Int32(PA_ERR_NOENTITY.rawValue)
     {
-      return .sinkNotFound(server: serverName, sink: sink)
+      return .sinkNotFound(server: connection.serverName, sink: sink)
     }
     return .outputFailed(operation: "open", detail: detail)
   }

@@ -13,7 +13,7 @@ extension PulseOutput {
         issueLocked(
           "start", start: { done in uncorkLocked(stream, done) },
           completion: { [self] ok in
-            guard ok else { return started.fail(.outputFailed(operation: "start", detail: lastErrorLocked())) }
+            guard ok else { return started.fail(.outputFailed(operation: "start", detail: connection.lastError())) }
             startedLocked()
             waitForMovingClockLocked(started)
           }, failure: started.fail)
@@ -77,7 +77,7 @@ extension PulseOutput {
           return operation
         },
         completion: { [self] ok in
-          guard ok else { return cork.fail(.outputFailed(operation: "pause", detail: lastErrorLocked())) }
+          guard ok else { return cork.fail(.outputFailed(operation: "pause", detail: connection.lastError())) }
           session?.running = false
           // Not even one more firing to find the stream corked: a paused player does not wake.
           timers.timing.cancel()
@@ -125,7 +125,7 @@ extension PulseOutput {
         name + " (flush)", start: { done in pa_stream_flush(stream, PulseOperation.streamCallback, done) },
         completion: { [self] ok in
           guard ok else {
-            let error = PlayerError.outputFailed(operation: name, detail: lastErrorLocked())
+            let error = PlayerError.outputFailed(operation: name, detail: connection.lastError())
             return handOff { resolver.reject(error) }
           }
           clock.flushed()

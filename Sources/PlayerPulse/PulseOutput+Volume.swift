@@ -85,7 +85,7 @@ extension PulseOutput {
   /// Sets the stream's mute flag at the server (lock held); `done` gets the server's answer.
   func applyMuteLocked(_ muted: Bool, to stream: OpaquePointer, _ done: @escaping (Result<Void, PlayerError>) -> Void) {
     guard let context = connection.context else {
-      return done(.failure(.outputLost(detail: "\(serverName): not connected")))
+      return done(.failure(.outputLost(detail: "\(connection.serverName): not connected")))
     }
     let index = pa_stream_get_index(stream)
     issueLocked(
@@ -94,7 +94,7 @@ extension PulseOutput {
         pa_context_set_sink_input_mute(context, index, muted ? 1 : 0, PulseOperation.contextCallback, ticket)
       },
       completion: { [self] ok in
-        guard ok else { return done(.failure(.outputFailed(operation: "mute", detail: lastErrorLocked()))) }
+        guard ok else { return done(.failure(.outputFailed(operation: "mute", detail: connection.lastError()))) }
         volume.set(muted: muted)
         done(.success(()))
       }, failure: { error in done(.failure(error)) })
@@ -115,7 +115,7 @@ extension PulseOutput {
     _ done: @escaping (Result<Void, PlayerError>) -> Void
   ) {
     guard let context = connection.context else {
-      return done(.failure(.outputLost(detail: "\(serverName): not connected")))
+      return done(.failure(.outputLost(detail: "\(connection.serverName): not connected")))
     }
     var levels = pa_cvolume()
     pa_cvolume_set(&levels, UInt32(max(1, session?.ring.channels ?? 2)), Self.paVolume(level))
@@ -126,7 +126,7 @@ extension PulseOutput {
         pa_context_set_sink_input_volume(context, index, &levels, PulseOperation.contextCallback, ticket)
       },
       completion: { [self] ok in
-        guard ok else { return done(.failure(.outputFailed(operation: "volume", detail: lastErrorLocked()))) }
+        guard ok else { return done(.failure(.outputFailed(operation: "volume", detail: connection.lastError()))) }
         volume.acknowledged(level: level, explicit: explicit)
         done(.success(()))
       }, failure: { error in done(.failure(error)) })

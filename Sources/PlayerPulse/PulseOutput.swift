@@ -37,11 +37,11 @@ import Synchronization
 /// ``assertLocked(function:)`` checks it in debug builds. What belongs to one stream is a ``StreamSession``,
 /// held only while the stream exists.
 ///
-/// The jobs live in files of their own: the connection (`+Connection`), the stream (`+Stream`), start, pause,
-/// seek and stop (`+Transport`), the audio path (`+Feeding`), timing and position (`+Timing`), the server's
-/// buffer (`+Buffer`, carrying out ``BufferPolicy``), volume (`+Volume`, carrying out ``StreamVolume``),
-/// gapless (`+Gapless`, with ``GaplessBoundary``), the stream prepared before the first `open` (`+Prepare`,
-/// with ``PreparedStart``), and issuing operations (`+Requests`, with ``PulseRequests``).
+/// The connection is a part of its own (``PulseConnection``). The jobs live in files of their own: the stream
+/// (`+Stream`), start, pause, seek and stop (`+Transport`), the audio path (`+Feeding`), timing and position
+/// (`+Timing`), the server's buffer (`+Buffer`, carrying out ``BufferPolicy``), volume (`+Volume`, carrying out
+/// ``StreamVolume``), gapless (`+Gapless`, with ``GaplessBoundary``), the stream prepared before the first `open`
+/// (`+Prepare`, with ``PreparedStart``), and issuing operations (`+Requests`, with ``PulseRequests``).
 public final class PulseOutput: AudioOutput, @unchecked Sendable {
   /// Where to connect and how.
   public struct Configuration: Sendable, Equatable {
@@ -81,8 +81,8 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
   let decoding = DecodeQueue()
 
   // Guarded by the mainloop lock; the methods that touch them say so with a `Locked` suffix.
-  /// The context, whether it is ready, and who waits for it (see ``ConnectionState``).
-  var connection = ConnectionState()
+  /// The context, connecting with a deadline, and losing it (see ``PulseConnection``).
+  let connection: PulseConnection
   /// The stream's buffer at the server and the timing schedule (see ``BufferPolicy``).
   var buffer: BufferPolicy
   /// The mainloop timers (see ``MainloopTimers``).
@@ -105,6 +105,9 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
       targetLatency: configuration.targetLatency, steadyLatency: configuration.steadyLatency)
     loop = ThreadedMainloop()
     timers = MainloopTimers(mainloop: loop.pointer)
+    connection = PulseConnection(
+      loop: loop, server: configuration.server, timeout: configuration.connectTimeout)
+    locked { hookUpConnectionLocked() }
   }
 
   /// A connection to the server begun before its output existed: a started `pa_threaded_mainloop` and a
@@ -130,19 +133,57 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
       targetLatency: configuration.targetLatency, steadyLatency: configuration.steadyLatency)
     loop = ThreadedMainloop(adopting: connection.mainloop)
     timers = MainloopTimers(mainloop: loop.pointer)
+    self.connection = PulseConnection(
+      loop: loop, server: configuration.server, timeout: configuration.connectTimeout)
     locked {
-      self.connection.made(connection.context)
-      watchContextLocked(connection.context)
-      // Whatever state it reached before it was watched (ready, or failed) is taken up now.
-      contextStateChangedLocked()
+      hookUpConnectionLocked()
+      self.connection.adopt(connection.context)
     }
   }
 
   deinit {
     loop.shutDown {
+      let error = PlayerError.outputLost(detail: "the output was closed")
       teardownStreamLocked()
-      teardownContextLocked(error: .outputLost(detail: "the output was closed"))
+      // The hooks hold the output weakly, and it is going: what they would do is done here.
+      connectionClosingLocked(error)
+      connection.disconnect(error: error)
     }
+  }
+
+  /// What the connection's state changes do to the output (lock held). The hooks hold the output weakly: the
+  /// connection is the output's.
+  private func hookUpConnectionLocked() {
+    connection.hooks = PulseConnection.Hooks(
+      ready: { [weak self] context in
+        self?.subscribeToVolumeChangesLocked(context)
+        self?.identifyServerLocked(context)
+      },
+      lost: { [weak self] error in
+        guard let self else { return }
+        teardownStreamLocked()
+        connection.disconnect(error: error)
+        announceLocked(.lost(error))
+      },
+      closing: { [weak self] error in self?.connectionClosingLocked(error) })
+  }
+
+  /// The context is about to go (lock held): what is armed on it or waits on it goes first, as libpulse will
+  /// never call it back.
+  private func connectionClosingLocked(_ error: PlayerError) {
+    timers.cancelAll()
+    requests.fail(with: error)
+    session?.draining = nil
+    buffer.disconnected()
+  }
+
+  /// Connects if nothing is under way; settles once connected or once connecting failed.
+  func connect() -> Future<Void, PlayerError> {
+    let (future, resolver) = Future<Void, PlayerError>.pending()
+    locked {
+      connection.whenConnected { result in self.handOff { resolver.settle(with: Outcome(result)) } }
+    }
+    return future
   }
 
   /// Starts connecting to the server now instead of at the first `open`, so that the handshake overlaps with
@@ -152,17 +193,13 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
   /// handing it over to a thread of its own would only take a CPU from the start-up.
   public func connectEarly() {
     locked {
-      guard self.connection.context == nil else { return }
-      whenConnectedLocked { _ in }
+      guard connection.context == nil else { return }
+      connection.whenConnected { _ in }
     }
   }
 
   /// `pulse:` and the server address tried.
-  public var destination: String { "pulse:" + serverName }
-
-  var serverName: String {
-    configuration.server ?? getenv("PULSE_SERVER").map { String(cString: $0) } ?? "the default server"
-  }
+  public var destination: String { "pulse:" + connection.serverName }
 
   /// Sets the receiver of events.
   public func setEventHandler(_ handler: @escaping @Sendable (OutputEvent) -> Void) {
