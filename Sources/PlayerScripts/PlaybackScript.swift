@@ -43,6 +43,10 @@ public enum ScriptAction: Equatable, Sendable {
   case expect(Expectation)
   /// Checks that the previous command failed with this error code.
   case expectError(code: String)
+  /// Waits for `point` (`at 5.0`, `on track 3`), then sends `command` and waits for its future.
+  case at(TriggerPoint, PlayerCommand)
+  /// Waits for `point` (`wait until position >= 12.5`, `wait until track 2`) while playback can still reach it.
+  case waitFor(TriggerPoint)
 }
 
 /// A check of the confirmed state.
@@ -67,11 +71,18 @@ extension PlaybackScript {
       path.hasPrefix("/") || directory.isEmpty || StreamURL.isStream(path) ? path : directory + "/" + path
     }
     var copy = self
+    func resolve(_ command: PlayerCommand) -> PlayerCommand {
+      switch command {
+      case .load(let paths): .load(paths.map(resolve))
+      case .enqueue(let paths): .enqueue(paths.map(resolve))
+      default: command
+      }
+    }
     copy.steps = steps.map { step in
       var step = step
       switch step.action {
-      case .command(.load(let paths)): step.action = .command(.load(paths.map(resolve)))
-      case .command(.enqueue(let paths)): step.action = .command(.enqueue(paths.map(resolve)))
+      case .command(let command): step.action = .command(resolve(command))
+      case .at(let point, let command): step.action = .at(point, resolve(command))
       default: break
       }
       return step

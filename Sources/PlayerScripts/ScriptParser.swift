@@ -74,13 +74,17 @@ public enum ScriptParser {
       return try parseWait(tokens)
     case "expect":
       return try parseExpect(tokens)
+    case "at":
+      return try TriggerParser.parseAt(tokens)
+    case "on":
+      return try TriggerParser.parseOn(tokens)
     default:
       do throws(CommandParseError) {
         return .command(
           try CommandParser.parse(name: first.text, nameColumn: first.column, arguments: Array(tokens.dropFirst())))
       } catch  where error.column == first.column && error.message.hasPrefix("unknown command") {
-        // A script has two words more than the command vocabulary: the list a typo gets names them too.
-        let names = (CommandParser.commandNames + ["wait", "expect"]).joined(separator: ", ")
+        // A script has words of its own besides the command vocabulary: the list a typo gets names them too.
+        let names = (CommandParser.commandNames + ["wait", "expect", "at", "on"]).joined(separator: ", ")
         throw CommandParseError(
           column: first.column, message: "unknown command '\(first.text.prefix(40))' (expected one of: \(names))")
       }
@@ -119,8 +123,10 @@ public enum ScriptParser {
     if tokens[1].text.lowercased() == "until" {
       guard tokens.count >= 3 else {
         throw CommandParseError(
-          column: tokens[1].column, message: "wait until needs a state (\(statusNames.joined(separator: ", ")))")
+          column: tokens[1].column,
+          message: "wait until needs a state (\(statusNames.joined(separator: ", "))), position >= SECONDS or track N")
       }
+      if let point = try TriggerParser.parseWaitPoint(tokens[2...]) { return .waitFor(point) }
       let status = try statusName(tokens[2])
       var timeout = 30.0
       if tokens.count > 3 {
@@ -202,7 +208,7 @@ public enum ScriptParser {
     }
   }
 
-  private static func statusName(_ token: CommandTokenizer.Token) throws(CommandParseError) -> String {
+  static func statusName(_ token: CommandTokenizer.Token) throws(CommandParseError) -> String {
     let name = token.text.lowercased()
     guard statusNames.contains(name) else {
       throw CommandParseError(
@@ -212,7 +218,7 @@ public enum ScriptParser {
     return name
   }
 
-  private static func seconds(_ token: CommandTokenizer.Token, what: String) throws(CommandParseError) -> Double {
+  static func seconds(_ token: CommandTokenizer.Token, what: String) throws(CommandParseError) -> Double {
     guard let value = CommandParser.decimal(Substring(token.text), signed: false), value <= 86_400 else {
       throw CommandParseError(
         column: token.column, message: "expected \(what) up to 86400, found '\(token.text.prefix(40))'")

@@ -22,18 +22,23 @@ public struct ScriptRunner: Sendable {
   private let timeline: any ScriptTimeline
   private let expander: TrackListExpander
   private let onSkipped: @Sendable (String) -> Void
+  private let onTrigger: @Sendable (String) -> Void
 
   /// Creates a runner for `controller`, letting time pass on `timeline`. Folders and playlists in `load` and
   /// `enqueue` are expanded by `expander`; each entry left out is passed to `onSkipped` as a line naming the
-  /// script's line (`demo.splay:3: list.m3u:4: gone.flac: no such file`).
+  /// script's line (`demo.splay:3: list.m3u:4: gone.flac: no such file`). Each position trigger that fires
+  /// passes `onTrigger` a line saying how late the confirmed position was (`demo.splay:4: at 5: fired at
+  /// 5.003 s, 3 ms late`).
   public init(
     controller: PlayerController, timeline: any ScriptTimeline, expander: TrackListExpander = TrackListExpander(),
-    onSkipped: @escaping @Sendable (String) -> Void = { _ in }
+    onSkipped: @escaping @Sendable (String) -> Void = { _ in },
+    onTrigger: @escaping @Sendable (String) -> Void = { _ in }
   ) {
     self.controller = controller
     self.timeline = timeline
     self.expander = expander
     self.onSkipped = onSkipped
+    self.onTrigger = onTrigger
   }
 
   /// Runs every step; stops at the first failed command or expectation and returns it, or nil on success.
@@ -47,27 +52,23 @@ public struct ScriptRunner: Sendable {
       func fail(_ message: String) -> Failure { Failure(script: script.name, line: step.line, message: message) }
       switch step.action {
       case .command(let named):
-        let expanded = expander.expand(named)
-        for entry in expanded.skipped { onSkipped("\(script.name):\(step.line): \(entry.message)") }
-        let outcome: Outcome<PlayerState, PlayerError>
-        switch expanded.command {
-        case .success(let command): outcome = await timeline.settle(controller.send(command), controller: controller)
-        case .failure(let error): outcome = .failure(error)
+        lastError = await send(named, script: script, line: step.line)
+        if let failed = lastError, !expectsError(steps, at: index) {
+          return fail("\(named) failed: \(failed.error.code): \(failed.error.message)")
         }
-        let command = named
-        switch outcome {
-        case .success:
-          lastError = nil
-        case .failure(let error):
-          lastError = (step.line, error)
-        case .cancelled:
-          lastError = (step.line, .cancelled)
+      case .at(let point, let named):
+        let said = point.isPosition ? "at \(point)" : "on \(point)"
+        if case .failure(let unreached) = await reach(point, said: said, script: script, line: step.line) {
+          return fail("\(said): \(unreached.message)")
         }
-        if let failed = lastError {
-          let expected = index < steps.count && { if case .expectError = steps[index].action { true } else { false } }()
-          if !expected {
-            return fail("\(command) failed: \(failed.error.code): \(failed.error.message)")
-          }
+        lastError = await send(named, script: script, line: step.line)
+        if let failed = lastError, !expectsError(steps, at: index) {
+          return fail("\(said): \(named) failed: \(failed.error.code): \(failed.error.message)")
+        }
+      case .waitFor(let point):
+        let said = point.isPosition ? "wait until position >= \(point)" : "wait until \(point)"
+        if case .failure(let unreached) = await reach(point, said: said, script: script, line: step.line) {
+          return fail("\(said): \(unreached.message)")
         }
       case .expectError(let code):
         guard let failed = lastError else {
@@ -90,6 +91,44 @@ public struct ScriptRunner: Sendable {
       }
     }
     return nil
+  }
+
+  /// Sends a command, its folders and playlists expanded, and waits for it; returns its error, if any.
+  private func send(_ named: PlayerCommand, script: PlaybackScript, line: Int) async -> (
+    line: Int, error: PlayerError
+  )? {
+    let expanded = expander.expand(named)
+    for entry in expanded.skipped { onSkipped("\(script.name):\(line): \(entry.message)") }
+    let outcome: Outcome<PlayerState, PlayerError>
+    switch expanded.command {
+    case .success(let command): outcome = await timeline.settle(controller.send(command), controller: controller)
+    case .failure(let error): outcome = .failure(error)
+    }
+    switch outcome {
+    case .success: return nil
+    case .failure(let error): return (line, error)
+    case .cancelled: return (line, .cancelled)
+    }
+  }
+
+  /// Whether the step after `index - 1` is an `expect error` line, which a failure is for.
+  private func expectsError(_ steps: [PlaybackScript.Step], at index: Int) -> Bool {
+    guard index < steps.count, case .expectError = steps[index].action else { return false }
+    return true
+  }
+
+  /// Waits for `point` (`said` as the script says it); a position says how late the confirmed position was
+  /// when it got there.
+  private func reach(_ point: TriggerPoint, said: String, script: PlaybackScript, line: Int) async -> Result<
+    PlayerState, TriggerWatch.Unreached
+  > {
+    let reached = await TriggerWatch(controller: controller, timeline: timeline).reach(point)
+    if point.isPosition, case .success(let state) = reached, let goal = TriggerWatch.goal(of: point, in: state) {
+      let late = (max(0, state.position.seconds - goal) * 10_000).rounded() / 10
+      onTrigger(
+        "\(script.name):\(line): \(said): confirmed \(formatSeconds(state.position.seconds)) s, \(late) ms late")
+    }
+    return reached
   }
 
   /// Checks one expectation against a freshly confirmed state; returns the failure message, if any.

@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 @Suite struct RunCommandTests {
-  static let examples = ["pause-resume", "seek", "seek-end", "queue", "volume", "errors"]
+  static let examples = ["pause-resume", "seek", "seek-end", "queue", "volume", "errors", "triggers"]
 
   @Test(arguments: examples)
   func everyExampleScriptPassesOnTheSimulatedOutput(name: String) throws {

@@ -48,6 +48,17 @@ import Testing
     ("seek 5 6", 1, 8, "seek takes 1 argument"),
     ("load \"x", 1, 6, "unterminated quote"),
     ("\u{1}\u{2}garbage", 1, 1, "control character"),
+    ("at 5", 1, 1, "at needs a position and a command"),
+    ("at soon pause", 1, 4, "expected a position in seconds or end-SECONDS"),
+    ("at end-x pause", 1, 4, "expected seconds before the end"),
+    ("at 5 pauze", 1, 6, "unknown command 'pauze'"),
+    ("at 5 wait 1", 1, 6, "unknown command 'wait'"),
+    ("on track 0 pause", 1, 10, "expected a track number from 1"),
+    ("on track 2", 1, 4, "on track needs a number and a command"),
+    ("on later pause", 1, 4, "unknown state 'later'"),
+    ("on ended", 1, 1, "on needs an event and a command"),
+    ("wait until position > 3", 1, 21, "expected 'position >= SECONDS'"),
+    ("wait until track 2 3", 1, 12, "expected 'track N'"),
   ])
   func reportsLineAndColumn(text: String, line: Int, column: Int, message: String) {
     #expect {
@@ -57,6 +68,31 @@ import Testing
       return failure.line == line && failure.error.column == column && failure.error.message.contains(message)
         && failure.description.hasPrefix("s.splay:\(line):")
     }
+  }
+
+  /// Triggers: `at` a position (or before the end) and `on` an event send a command; `wait until` takes a
+  /// position or a track besides a state.
+  @Test func parsesTriggers() throws {
+    let text = """
+      at 5.0 seek 12
+      AT end-2.5 pause
+      on track 3 volume 50
+      on ended load "next one.flac"
+      wait until position >= 12.5
+      wait until position >= end-1
+      wait until track 2
+      wait until paused
+      """
+    let script = try ScriptParser.parse(text, name: "t.splay")
+    #expect(
+      script.steps.map(\.action) == [
+        .at(.position(5), .seek(.absolute(12))), .at(.beforeEnd(2.5), .pause), .at(.track(3), .volume(.absolute(50))),
+        .at(.status("ended"), .load(["next one.flac"])), .waitFor(.position(12.5)), .waitFor(.beforeEnd(1)),
+        .waitFor(.track(2)), .waitUntil(status: "paused", timeout: 30),
+      ])
+    // A trigger's paths are the script's, like a command's.
+    let resolved = script.resolvingPaths(relativeTo: "/music")
+    #expect(resolved.steps[3].action == .at(.status("ended"), .load(["/music/next one.flac"])))
   }
 
   @Test func refusesHugeLines() {
@@ -79,7 +115,7 @@ import Testing
     } catch {
       #expect(
         error.description
-          == "crlf.splay:2:1: unknown command 'dance' (expected one of: load, enqueue, play, pause, toggle, stop, seek, volume, mute, next, previous, jump, repeat, shuffle, wait, expect)"
+          == "crlf.splay:2:1: unknown command 'dance' (expected one of: load, enqueue, play, pause, toggle, stop, seek, volume, mute, next, previous, jump, repeat, shuffle, wait, expect, at, on)"
       )
     }
   }

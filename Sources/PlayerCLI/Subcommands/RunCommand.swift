@@ -18,9 +18,13 @@ struct RunCommand: AsyncParsableCommand {
         expect state paused                      expect position 12.0 ± 0.05
         expect volume 50                         expect track 2          expect title "Intro"
         expect error invalid-state               (after a command that should fail)
+        at 5.0 seek 12      at end-2 pause       on track 3 volume 50     on ended stop
+        wait until position >= 12.5              wait until track 2
       Each command waits for its confirmation before the next line runs. The whole script is parsed \
       first: a script that does not parse exits 2 before any audio starts. A failed command or \
       expectation prints SCRIPT:LINE: what was expected, what was confirmed, and exits 1.
+      'at' fires when the confirmed position reaches the time (how late is printed); 'on' when the \
+      event is confirmed; both fail at once when playback stops short of it.
       Relative paths in load and enqueue are taken from the script's folder (from the current folder for -).
       With --output simulated, no sound server is needed and waits take no wall time.
       """)
@@ -66,7 +70,9 @@ struct RunCommand: AsyncParsableCommand {
     }
     defer { observation.cancel() }
     let failure = await ScriptRunner(
-      controller: controller, timeline: session.timeline, onSkipped: { Console.error($0) }
+      controller: controller, timeline: session.timeline, onSkipped: { Console.error($0) },
+      // How late each `at` fired goes with the states: on stdout, or on stderr beside JSON lines.
+      onTrigger: { json ? Console.errorText($0) : Console.out($0) }
     ).run(parsed)
     _ = await session.timeline.settle(controller.shutdown(), controller: controller)
     if let failure {

@@ -1,0 +1,83 @@
+import Futures
+import PlayerCore
+
+/// Waits for a ``TriggerPoint`` on confirmed states: a position by asking the output for it as the audio clock
+/// nears it, an event by watching the published states. It gives up, saying why, as soon as playback cannot
+/// reach the point without another command (paused, stopped, ended, another track).
+struct TriggerWatch: Sendable {
+  /// Why a point cannot be reached, in one line.
+  struct Unreached: Error, Equatable {
+    var message: String
+  }
+
+  let controller: PlayerController
+  let timeline: any ScriptTimeline
+
+  /// The confirmed state once `point` is reached.
+  func reach(_ point: TriggerPoint) async -> Result<PlayerState, Unreached> {
+    switch point {
+    case .position, .beforeEnd: await reachPosition(point)
+    case .track(let number): await reachEvent(point) { $0.index == number - 1 && $0.status.hasOpenTrack }
+    case .status(let name): await reachEvent(point) { $0.status.name == name }
+    }
+  }
+
+  /// The position in seconds that a position point stands for in `state`'s track; nil for an event, or for
+  /// `end-…` in a live stream.
+  static func goal(of point: TriggerPoint, in state: PlayerState) -> Double? {
+    switch point {
+    case .position(let seconds): seconds
+    case .beforeEnd(let offset): state.track.flatMap { $0.isLive ? nil : max(0, $0.duration - offset) }
+    case .track, .status: nil
+    }
+  }
+
+  /// Waits until the current track's confirmed position reaches the point: sleeps, on the timeline, for as long
+  /// as the audio needs to get there, then asks the output where it is, until it has got there. On virtual time
+  /// that is the very instant.
+  private func reachPosition(_ point: TriggerPoint) async -> Result<PlayerState, Unreached> {
+    var state = await confirmed()
+    guard state.status.hasOpenTrack, let track = state.track, let index = state.index else {
+      return .failure(Unreached(message: "no track is open (confirmed \(state.status.name))"))
+    }
+    guard let goal = Self.goal(of: point, in: state) else {
+      return .failure(Unreached(message: "a live stream has no end"))
+    }
+    while true {
+      guard state.index == index, state.track?.path == track.path else {
+        let now = state.index.map { "track \($0 + 1)" } ?? state.status.name
+        return .failure(Unreached(message: "the track changed to \(now) short of \(formatSeconds(goal)) s"))
+      }
+      // A microsecond of slack: virtual time reaches the target exactly, give or take a rounding.
+      if state.position.seconds >= goal - 1e-6 { return .success(state) }
+      guard state.status == .playing else {
+        return .failure(
+          Unreached(
+            message: "confirmed \(state.status.name) at \(formatSeconds(state.position.seconds)) s, short of "
+              + "\(formatSeconds(goal)) s"))
+      }
+      await timeline.pass(seconds: max(goal - state.position.seconds, 0.000_5), controller: controller)
+      state = await confirmed()
+    }
+  }
+
+  /// Waits until a published state satisfies `condition`, while playback goes on (status playing).
+  private func reachEvent(
+    _ point: TriggerPoint, _ condition: @escaping @Sendable (PlayerState) -> Bool
+  ) async -> Result<PlayerState, Unreached> {
+    // No deadline of its own: it ends when the condition holds or playback stops; about 116 days of virtual time.
+    let result = await timeline.wait(
+      until: { condition($0) || $0.status != .playing }, timeout: 10_000_000, controller: controller)
+    if condition(result.state) { return .success(result.state) }
+    let at = result.state.index.map { ", track \($0 + 1)" } ?? ""
+    return .failure(Unreached(message: "playback stopped short of it: confirmed \(result.state.status.name)\(at)"))
+  }
+
+  /// The state as the output confirms it now (the last published one when no track is open).
+  private func confirmed() async -> PlayerState {
+    let state = controller.state
+    guard state.status.hasOpenTrack else { return state }
+    if case .success(let fresh) = await timeline.settle(controller.refresh(), controller: controller) { return fresh }
+    return controller.state
+  }
+}

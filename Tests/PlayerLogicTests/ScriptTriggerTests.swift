@@ -1,0 +1,92 @@
+import Futures
+import PlayerCore
+import PlayerScripts
+import PlayerTestSupport
+import Testing
+
+/// `at`, `on` and `wait until position|track` on the simulated output: each fires at the very instant of
+/// virtual time its point is confirmed, and fails, naming why, when playback stops short of it.
+@Suite struct ScriptTriggerTests {
+  /// Runs `text` on a fresh harness; returns the failure, the trigger notes and the harness.
+  private func run(_ text: String) async throws -> (failure: ScriptRunner.Failure?, notes: [String], harness: Harness) {
+    let harness = Harness()
+    let notes = Locked<[String]>([])
+    let runner = ScriptRunner(
+      controller: harness.controller, timeline: harness.timeline,
+      onTrigger: { note in notes.withLock { $0.append(note) } })
+    let failure = await runner.run(try ScriptParser.parse(text, name: "t.splay"))
+    return (failure, notes.withLock { $0 }, harness)
+  }
+
+  @Test func atFiresTheCommandWhenTheConfirmedPositionReachesItsTime() async throws {
+    let (failure, notes, harness) = try await run(
+      """
+      load long.flac
+      play
+      at 5.25 seek 12
+      expect position 12 ± 0
+      at end-2 pause
+      expect position 28 ± 0
+      """)
+    #expect(failure == nil, "\(String(describing: failure))")
+    #expect(
+      notes == [
+        "t.splay:3: at 5.25: confirmed 5.25 s, 0.0 ms late", "t.splay:5: at end-2: confirmed 28 s, 0.0 ms late",
+      ])
+    // The seek went out at 5.25 s of audio: the state before it was confirmed there, to the microsecond.
+    let beforeSeek = try #require(harness.states.last { $0.position.seconds < 12 && $0.status == .playing })
+    #expect(abs(beforeSeek.position.seconds - 5.25) < 1e-6)
+    #expect(harness.states.last?.status == .paused)
+  }
+
+  @Test func onTrackAndOnEndedFireWhenTheirEventIsConfirmed() async throws {
+    let (failure, _, harness) = try await run(
+      """
+      load a.flac b.flac c.flac
+      play
+      on track 2 volume 40
+      expect track 2
+      expect position 0 ± 0.01
+      on track 3 seek 1
+      on ended load long.flac
+      expect state stopped
+      wait until track 1
+      """)
+    #expect(failure == nil, "\(String(describing: failure))")
+    // Track 2 was confirmed before the volume changed; the volume changed before track 3 began.
+    let states = harness.states
+    let firstOfTwo = try #require(states.firstIndex { $0.index == 1 })
+    #expect(states[firstOfTwo].volume == 100)
+    let firstOfThree = try #require(states.firstIndex { $0.index == 2 })
+    #expect(states[firstOfTwo..<firstOfThree].contains { $0.volume == 40 })
+  }
+
+  @Test func waitUntilPositionWaitsOnTheAudioClock() async throws {
+    let (failure, notes, _) = try await run(
+      """
+      load long.flac
+      play
+      wait until position >= 12.5
+      expect position 12.5 ± 0
+      """)
+    #expect(failure == nil, "\(String(describing: failure))")
+    #expect(notes == ["t.splay:3: wait until position >= 12.5: confirmed 12.5 s, 0.0 ms late"])
+  }
+
+  @Test(arguments: [
+    ("load long.flac\nplay\nwait 1\npause\nat 5 next", 5, "at 5: confirmed paused at 1 s, short of 5 s"),
+    ("load a.flac b.flac\nplay\nat 5 pause", 3, "at 5: the track changed to track 2 short of 5 s"),
+    ("load a.flac\nplay\nat 40 pause", 3, "at 40: confirmed ended at 3 s, short of 40 s"),
+    ("at 1 pause", 1, "at 1: no track is open (confirmed idle)"),
+    ("load a.flac\nplay\non track 2 pause", 3, "on track 2: playback stopped short of it: confirmed ended, track 1"),
+    ("load a.flac\non ended stop", 2, "on ended: playback stopped short of it: confirmed stopped, track 1"),
+    ("load a.flac\nplay\non ended pause", 3, "on ended: pause failed: invalid-state"),
+    ("load a.flac\nwait until position >= 1", 2, "wait until position >= 1: confirmed stopped at 0 s, short of 1 s"),
+  ])
+  func aPointPlaybackCannotReachFailsAtOnceSayingWhy(text: String, line: Int, message: String) async throws {
+    let (failure, _, _) = try await run(text)
+    let failed = try #require(failure)
+    #expect(failed.line == line)
+    #expect(failed.message.hasPrefix(message), "\(failed.message)")
+  }
+}
