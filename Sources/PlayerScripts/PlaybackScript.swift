@@ -17,6 +17,25 @@ public struct PlaybackScript: Equatable, Sendable {
     public var line: Int
     /// What the line says.
     public var action: ScriptAction
+    /// The line as written, without its comment (for reports).
+    public var text: String
+
+    /// A step of line `line` that does `action`, written as `text`.
+    public init(line: Int, action: ScriptAction, text: String = "") {
+      self.line = line
+      self.action = action
+      self.text = text
+    }
+  }
+
+  /// How one step went when it ran: for reports that list each line as a test case.
+  public struct StepOutcome: Equatable, Sendable {
+    /// The step.
+    public var step: Step
+    /// Why it failed, or nil when it passed.
+    public var failure: String?
+    /// The wall time it took, in seconds.
+    public var seconds: Double
   }
 
   /// Where the script came from (a path or `-`), for messages.

@@ -56,7 +56,8 @@ public enum ScriptParser {
       }
       do {
         if let action = try parseLine(line) {
-          steps.append(PlaybackScript.Step(line: lineNumber, action: action))
+          let text = String(stripComment(line).drop { $0.isWhitespace }.reversed().drop { $0.isWhitespace }.reversed())
+          steps.append(PlaybackScript.Step(line: lineNumber, action: action, text: text))
         }
       } catch {
         throw Failure(script: name, line: lineNumber, error: error)

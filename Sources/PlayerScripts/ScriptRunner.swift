@@ -42,53 +42,62 @@ public struct ScriptRunner: Sendable {
   }
 
   /// Runs every step; stops at the first failed command or expectation and returns it, or nil on success.
-  public func run(_ script: PlaybackScript) async -> Failure? {
+  /// `onStep` hears how each step that ran went, in order (for `--report`).
+  public func run(_ script: PlaybackScript, onStep: (PlaybackScript.StepOutcome) -> Void = { _ in }) async -> Failure? {
     var lastError: (line: Int, error: PlayerError)?
-    var index = 0
     let steps = script.steps
-    while index < steps.count {
-      let step = steps[index]
-      index += 1
-      func fail(_ message: String) -> Failure { Failure(script: script.name, line: step.line, message: message) }
-      switch step.action {
-      case .command(let named):
-        lastError = await send(named, script: script, line: step.line)
-        if let failed = lastError, !expectsError(steps, at: index) {
-          return fail("\(named) failed: \(failed.error.code): \(failed.error.message)")
-        }
-      case .at(let point, let named):
-        let said = point.isPosition ? "at \(point)" : "on \(point)"
-        if case .failure(let unreached) = await reach(point, said: said, script: script, line: step.line) {
-          return fail("\(said): \(unreached.message)")
-        }
-        lastError = await send(named, script: script, line: step.line)
-        if let failed = lastError, !expectsError(steps, at: index) {
-          return fail("\(said): \(named) failed: \(failed.error.code): \(failed.error.message)")
-        }
-      case .waitFor(let point):
-        let said = point.isPosition ? "wait until position >= \(point)" : "wait until \(point)"
-        if case .failure(let unreached) = await reach(point, said: said, script: script, line: step.line) {
-          return fail("\(said): \(unreached.message)")
-        }
-      case .expectError(let code):
-        guard let failed = lastError else {
-          return fail("expected error \(code), but the command before succeeded")
-        }
-        guard failed.error.code == code else {
-          return fail("expected error \(code), got \(failed.error.code): \(failed.error.message)")
-        }
-        lastError = nil
-      case .wait(let seconds):
-        await timeline.pass(seconds: seconds, controller: controller)
-      case .waitUntil(let status, let timeout):
-        let result = await timeline.wait(
-          until: { $0.status.name == status }, timeout: timeout, controller: controller)
-        if !result.held {
-          return fail("waited \(formatSeconds(timeout)) s for state \(status), confirmed \(result.state.status.name)")
-        }
-      case .expect(let expectation):
-        if let message = await check(expectation) { return fail(message) }
+    for (index, step) in steps.enumerated() {
+      let started = ContinuousClock.now
+      let message = await perform(step, script: script, expectsError: expectsError(steps, at: index + 1), &lastError)
+      let taken = ContinuousClock.now - started
+      let seconds = Double(taken.components.seconds) + Double(taken.components.attoseconds) / 1e18
+      onStep(PlaybackScript.StepOutcome(step: step, failure: message, seconds: seconds))
+      if let message { return Failure(script: script.name, line: step.line, message: message) }
+    }
+    return nil
+  }
+
+  /// Runs one step; returns why it failed, or nil. `lastError` is the failed command an `expect error` looks at.
+  private func perform(
+    _ step: PlaybackScript.Step, script: PlaybackScript, expectsError: Bool,
+    _ lastError: inout (line: Int, error: PlayerError)?
+  ) async -> String? {
+    switch step.action {
+    case .command(let named):
+      lastError = await send(named, script: script, line: step.line)
+      if let failed = lastError, !expectsError {
+        return "\(named) failed: \(failed.error.code): \(failed.error.message)"
       }
+    case .at(let point, let named):
+      let said = point.isPosition ? "at \(point)" : "on \(point)"
+      if case .failure(let unreached) = await reach(point, said: said, script: script, line: step.line) {
+        return "\(said): \(unreached.message)"
+      }
+      lastError = await send(named, script: script, line: step.line)
+      if let failed = lastError, !expectsError {
+        return "\(said): \(named) failed: \(failed.error.code): \(failed.error.message)"
+      }
+    case .waitFor(let point):
+      let said = point.isPosition ? "wait until position >= \(point)" : "wait until \(point)"
+      if case .failure(let unreached) = await reach(point, said: said, script: script, line: step.line) {
+        return "\(said): \(unreached.message)"
+      }
+    case .expectError(let code):
+      guard let failed = lastError else { return "expected error \(code), but the command before succeeded" }
+      guard failed.error.code == code else {
+        return "expected error \(code), got \(failed.error.code): \(failed.error.message)"
+      }
+      lastError = nil
+    case .wait(let seconds):
+      await timeline.pass(seconds: seconds, controller: controller)
+    case .waitUntil(let status, let timeout):
+      let result = await timeline.wait(
+        until: { $0.status.name == status }, timeout: timeout, controller: controller)
+      if !result.held {
+        return "waited \(formatSeconds(timeout)) s for state \(status), confirmed \(result.state.status.name)"
+      }
+    case .expect(let expectation):
+      return await check(expectation)
     }
     return nil
   }
@@ -111,7 +120,7 @@ public struct ScriptRunner: Sendable {
     }
   }
 
-  /// Whether the step after `index - 1` is an `expect error` line, which a failure is for.
+  /// Whether step `index` is an `expect error` line, which a failure of the step before is for.
   private func expectsError(_ steps: [PlaybackScript.Step], at index: Int) -> Bool {
     guard index < steps.count, case .expectError = steps[index].action else { return false }
     return true

@@ -36,6 +36,20 @@ struct RunCommand: AsyncParsableCommand {
   @Flag(name: .long, help: "Print each confirmed state as a JSON line on stdout.")
   var json = false
 
+  @Option(
+    name: .long,
+    help: ArgumentHelp(
+      "Report each line as a test case: tap or junit on stdout (instead of the states), or FORMAT=FILE.",
+      valueName: "format"))
+  var report: ReportOption?
+
+  func validate() throws {
+    if json, let report, report.file == nil {
+      throw ValidationError(
+        "--json and a --report on stdout would mix on stdout: give the report a file (\(report.format)=FILE)")
+    }
+  }
+
   @Argument(help: ArgumentHelp("The script file, or - for stdin.", valueName: "script"))
   var script: String
 
@@ -56,6 +70,10 @@ struct RunCommand: AsyncParsableCommand {
       throw CLIError(message: error.description, status: .usage)
     }
 
+    // A report that cannot be written is said before anything plays.
+    if let file = report?.file, !FileManager.default.createFile(atPath: file, contents: nil) {
+      throw CLIError(message: "\(file): cannot write the report", status: .fileError)
+    }
     SignalExit.install()
     let config = try ConfigFile.load()
     let session = PlayerSession(
@@ -65,20 +83,63 @@ struct RunCommand: AsyncParsableCommand {
     }
     let controller = session.controller
     let json = self.json
+    let report = self.report
+    // A report on stdout takes the place of the states: TAP keeps them as comments, JUnit XML leaves them out.
+    let statesOnStdout = report == nil || report?.file != nil
+    let tapOnStdout = report?.format == .tap && report?.file == nil
     let observation = controller.observe { state in
-      Console.out(json ? state.jsonText : Self.describe(state))
+      if statesOnStdout {
+        Console.out(json ? state.jsonText : Self.describe(state))
+      } else if tapOnStdout {
+        Console.out("# " + Self.describe(state))
+      }
     }
     defer { observation.cancel() }
+    var results = ScriptReport(script: parsed)
+    if tapOnStdout { Console.out(bytes: Array(results.tapHeader.utf8)) }
     let failure = await ScriptRunner(
       controller: controller, timeline: session.timeline, onSkipped: { Console.error($0) },
       // How late each `at` fired goes with the states: on stdout, or on stderr beside JSON lines.
-      onTrigger: { json ? Console.errorText($0) : Console.out($0) }
-    ).run(parsed)
+      onTrigger: { note in
+        if tapOnStdout {
+          Console.out("# " + note)
+        } else if json || !statesOnStdout {
+          Console.errorText(note)
+        } else {
+          Console.out(note)
+        }
+      }
+    ).run(parsed) { outcome in
+      results.record(outcome)
+      if tapOnStdout {
+        Console.out(bytes: Array(ScriptReport.tapLine(outcome, number: results.outcomes.count).utf8))
+      }
+    }
     _ = await session.timeline.settle(controller.shutdown(), controller: controller)
+    try write(results, as: report)
     if let failure {
       let status: ExitStatus = failure.message.contains("output-unavailable") ? .outputError : .failed
       throw CLIError(message: failure.description, status: status)
     }
+  }
+
+  /// Writes the rest of the report: the TAP lines of the lines that did not run, or the whole JUnit XML.
+  private func write(_ results: ScriptReport, as report: ReportOption?) throws {
+    guard let report else { return }
+    let text = report.format == .tap ? (report.file == nil ? results.tapRest : tapText(results)) : results.junit
+    guard let file = report.file else { return Console.out(bytes: Array(text.utf8)) }
+    do {
+      try Data(text.utf8).write(to: URL(fileURLWithPath: file))
+    } catch {
+      throw CLIError(message: "\(file): cannot write the report (\(error.localizedDescription))", status: .fileError)
+    }
+  }
+
+  /// The whole TAP report, for a file.
+  private func tapText(_ results: ScriptReport) -> String {
+    results.tapHeader
+      + results.outcomes.enumerated().map { ScriptReport.tapLine($1, number: $0 + 1) }.joined()
+      + results.tapRest
   }
 
   /// One human line per confirmed state: revision, status, position, volume, track.

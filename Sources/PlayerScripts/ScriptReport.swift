@@ -1,0 +1,125 @@
+import PlayerCore
+
+/// A script's lines as test cases, for CI: TAP (version 13) as the lines run, or JUnit XML once the script has
+/// run. Each line is a case named `LINE: TEXT`; the lines after a failure did not run and are skipped.
+public struct ScriptReport: Sendable {
+  /// The script.
+  public let script: PlaybackScript
+  /// How each line that ran went, in order.
+  public private(set) var outcomes: [PlaybackScript.StepOutcome] = []
+
+  /// A report of `script`, with nothing run yet.
+  public init(script: PlaybackScript) {
+    self.script = script
+  }
+
+  /// Takes how a line went.
+  public mutating func record(_ outcome: PlaybackScript.StepOutcome) {
+    outcomes.append(outcome)
+  }
+
+  // MARK: - TAP
+
+  /// The TAP version line and plan, written before the first line runs.
+  public var tapHeader: String { "TAP version 13\n1..\(script.steps.count)\n" }
+
+  /// The TAP line of `outcome`, the `number`th case (from 1), with the failure as a YAML block.
+  public static func tapLine(_ outcome: PlaybackScript.StepOutcome, number: Int) -> String {
+    let name = tapName(outcome.step)
+    guard let failure = outcome.failure else { return "ok \(number) - \(name)\n" }
+    return "not ok \(number) - \(name)\n  ---\n  message: \(yamlQuoted(failure))\n  line: \(outcome.step.line)\n  ...\n"
+  }
+
+  /// The TAP lines of the cases that did not run, after those recorded.
+  public var tapRest: String {
+    guard let stop = outcomes.last(where: { $0.failure != nil }) else { return "" }
+    return script.steps.dropFirst(outcomes.count).enumerated().map { offset, step in
+      "ok \(outcomes.count + offset + 1) - \(Self.tapName(step)) # SKIP not run: line \(stop.step.line) failed\n"
+    }.joined()
+  }
+
+  // MARK: - JUnit
+
+  /// The JUnit XML of the whole run: one suite, the script; one case per line.
+  public var junit: String {
+    let failures = outcomes.filter { $0.failure != nil }.count
+    let skipped = script.steps.count - outcomes.count
+    let time = outcomes.reduce(0) { $0 + $1.seconds }
+    let suite = xmlEscaped(script.name)
+    var xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+    let counts = "tests=\"\(script.steps.count)\" failures=\"\(failures)\" errors=\"0\" skipped=\"\(skipped)\""
+    xml += "<testsuites name=\"splay run\" \(counts) time=\"\(seconds(time))\">\n"
+    xml += "  <testsuite name=\"\(suite)\" \(counts) time=\"\(seconds(time))\">\n"
+    let stop = outcomes.last { $0.failure != nil }
+    for (index, step) in script.steps.enumerated() {
+      let name = "name=\"\(xmlEscaped(Self.caseName(step)))\" classname=\"\(suite)\""
+      guard index < outcomes.count else {
+        let reason = stop.map { "not run: line \($0.step.line) failed" } ?? "not run"
+        xml += "    <testcase \(name) time=\"0\"><skipped message=\"\(xmlEscaped(reason))\"/></testcase>\n"
+        continue
+      }
+      let outcome = outcomes[index]
+      guard let failure = outcome.failure else {
+        xml += "    <testcase \(name) time=\"\(seconds(outcome.seconds))\"/>\n"
+        continue
+      }
+      let message = xmlEscaped("\(script.name):\(step.line): \(failure)")
+      xml += "    <testcase \(name) time=\"\(seconds(outcome.seconds))\">"
+      xml += "<failure message=\"\(message)\">\(message)</failure></testcase>\n"
+    }
+    xml += "  </testsuite>\n</testsuites>\n"
+    return xml
+  }
+
+  // MARK: - Text
+
+  /// `LINE: TEXT`, the line as written.
+  static func caseName(_ step: PlaybackScript.Step) -> String {
+    "\(step.line): \(step.text.isEmpty ? "(line \(step.line))" : step.text)"
+  }
+
+  /// The case name in a TAP line, where `#` would start a directive.
+  private static func tapName(_ step: PlaybackScript.Step) -> String {
+    caseName(step).replacing("#", with: "\\#")
+  }
+
+  private func seconds(_ value: Double) -> String {
+    String((value * 1000).rounded() / 1000)
+  }
+
+  /// A YAML double-quoted scalar: backslash, quote and control characters escaped.
+  private static func yamlQuoted(_ text: String) -> String {
+    var out = "\""
+    for scalar in text.unicodeScalars {
+      switch scalar {
+      case "\\": out += "\\\\"
+      case "\"": out += "\\\""
+      case "\n": out += "\\n"
+      case _ where scalar.value < 0x20:
+        out += scalar.value < 0x10 ? "\\x0" : "\\x"
+        out += String(scalar.value, radix: 16)
+      default: out.unicodeScalars.append(scalar)
+      }
+    }
+    return out + "\""
+  }
+
+  /// Text for an XML attribute or element: the five markup characters escaped, and control characters (which
+  /// XML 1.0 cannot carry) replaced.
+  private func xmlEscaped(_ text: String) -> String {
+    var out = ""
+    for scalar in text.unicodeScalars {
+      switch scalar {
+      case "&": out += "&amp;"
+      case "<": out += "&lt;"
+      case ">": out += "&gt;"
+      case "\"": out += "&quot;"
+      case "'": out += "&apos;"
+      case "\t", "\n", "\r": out += "&#\(scalar.value);"
+      case _ where scalar.value < 0x20 || scalar.value == 0xFFFE || scalar.value == 0xFFFF: out += "\u{FFFD}"
+      default: out.unicodeScalars.append(scalar)
+      }
+    }
+    return out
+  }
+}
