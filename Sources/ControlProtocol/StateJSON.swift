@@ -14,21 +14,24 @@ extension PlayerState {
   }
 
   func write(to json: inout JSONWriter) throws {
-    try json.object { json in
-      if let device { json.field("device", device) }
-      if case .failed(let error) = status { try json.field("error") { json in try error.write(members: &json) } }
-      if let index { json.field("index", index) }
-      json.field("muted", muted)
-      try json.field("position") { json in try position.write(members: &json) }
-      json.field("queueLength", queueLength)
-      json.field("queueRevision", queueRevision)
-      json.field("repeat", repeatMode.rawValue)
-      json.field("revision", revision)
-      json.field("shuffle", shuffle)
-      json.field("status", status.name)
-      if let track { try json.field("track") { json in try track.write(members: &json) } }
-      json.field("volume", volume)
-    }
+    try json.object { json in try writeMembers(to: &json) }
+  }
+
+  /// Writes the state's members into an object that is open.
+  func writeMembers(to json: inout JSONWriter) throws {
+    if let device { json.field("device", device) }
+    if case .failed(let error) = status { try json.field("error") { json in try error.write(members: &json) } }
+    if let index { json.field("index", index) }
+    json.field("muted", muted)
+    try json.field("position") { json in try position.write(members: &json) }
+    json.field("queueLength", queueLength)
+    json.field("queueRevision", queueRevision)
+    json.field("repeat", repeatMode.rawValue)
+    json.field("revision", revision)
+    json.field("shuffle", shuffle)
+    json.field("status", status.name)
+    if let track { try json.field("track") { json in try track.write(members: &json) } }
+    json.field("volume", volume)
   }
 }
 

@@ -36,6 +36,8 @@ public struct PlaybackScript: Equatable, Sendable {
     public var failure: String?
     /// The wall time it took, in seconds.
     public var seconds: Double
+    /// The state once it had run.
+    public var state: PlayerState
   }
 
   /// Where the script came from (a path or `-`), for messages.

@@ -42,16 +42,22 @@ public struct ScriptRunner: Sendable {
   }
 
   /// Runs every step; stops at the first failed command or expectation and returns it, or nil on success.
-  /// `onStep` hears how each step that ran went, in order (for `--report`).
-  public func run(_ script: PlaybackScript, onStep: (PlaybackScript.StepOutcome) -> Void = { _ in }) async -> Failure? {
+  /// `verify` judges the state once each step has run (a recorded log, `--expect-log`): a message fails the
+  /// step. `onStep` hears how each step that ran went, in order (for `--report` and `--record`).
+  public func run(
+    _ script: PlaybackScript, verify: (PlaybackScript.Step, PlayerState) -> String? = { _, _ in nil },
+    onStep: (PlaybackScript.StepOutcome) -> Void = { _ in }
+  ) async -> Failure? {
     var lastError: (line: Int, error: PlayerError)?
     let steps = script.steps
     for (index, step) in steps.enumerated() {
       let started = ContinuousClock.now
-      let message = await perform(step, script: script, expectsError: expectsError(steps, at: index + 1), &lastError)
+      var message = await perform(step, script: script, expectsError: expectsError(steps, at: index + 1), &lastError)
       let taken = ContinuousClock.now - started
       let seconds = Double(taken.components.seconds) + Double(taken.components.attoseconds) / 1e18
-      onStep(PlaybackScript.StepOutcome(step: step, failure: message, seconds: seconds))
+      let state = controller.state
+      if message == nil { message = verify(step, state) }
+      onStep(PlaybackScript.StepOutcome(step: step, failure: message, seconds: seconds, state: state))
       if let message { return Failure(script: script.name, line: step.line, message: message) }
     }
     return nil

@@ -43,7 +43,27 @@ struct RunCommand: AsyncParsableCommand {
       valueName: "format"))
   var report: ReportOption?
 
+  @Option(
+    name: .long,
+    help: ArgumentHelp("Write the state confirmed after each line to FILE, as JSON lines.", valueName: "file"))
+  var record: String?
+
+  @Option(
+    name: .customLong("expect-log"),
+    help: ArgumentHelp(
+      "Hold the run to a log written by --record: each line's state must match (positions within --log-tolerance).",
+      valueName: "file"))
+  var expectLog: String?
+
+  @Option(
+    name: .customLong("log-tolerance"),
+    help: ArgumentHelp("How far a position may stray from the log's, in seconds (default 0.1).", valueName: "seconds"))
+  var logTolerance: Double = 0.1
+
   func validate() throws {
+    guard logTolerance.isFinite, logTolerance >= 0, logTolerance <= 86_400 else {
+      throw ValidationError("--log-tolerance must be seconds from 0 to 86400")
+    }
     if json, let report, report.file == nil {
       throw ValidationError(
         "--json and a --report on stdout would mix on stdout: give the report a file (\(report.format)=FILE)")
@@ -70,9 +90,13 @@ struct RunCommand: AsyncParsableCommand {
       throw CLIError(message: error.description, status: .usage)
     }
 
-    // A report that cannot be written is said before anything plays.
+    // A log or a report that cannot be read or written is said before anything plays.
+    var expected = try expectLog.map { try RunStateLog.Expected(path: $0, tolerance: logTolerance) }
     if let file = report?.file, !FileManager.default.createFile(atPath: file, contents: nil) {
       throw CLIError(message: "\(file): cannot write the report", status: .fileError)
+    }
+    if let record, !FileManager.default.createFile(atPath: record, contents: nil) {
+      throw CLIError(message: "\(record): cannot write the log", status: .fileError)
     }
     SignalExit.install()
     let config = try ConfigFile.load()
@@ -96,6 +120,7 @@ struct RunCommand: AsyncParsableCommand {
     }
     defer { observation.cancel() }
     var results = ScriptReport(script: parsed)
+    var recorded: [StateLogEntry] = []
     if tapOnStdout { Console.out(bytes: Array(results.tapHeader.utf8)) }
     let failure = await ScriptRunner(
       controller: controller, timeline: session.timeline, onSkipped: { Console.error($0) },
@@ -109,14 +134,17 @@ struct RunCommand: AsyncParsableCommand {
           Console.out(note)
         }
       }
-    ).run(parsed) { outcome in
+    ).run(parsed, verify: { step, state in expected?.check(step, state) }) { outcome in
       results.record(outcome)
+      recorded.append(StateLogEntry(line: outcome.step.line, text: outcome.step.text, state: outcome.state))
       if tapOnStdout {
         Console.out(bytes: Array(ScriptReport.tapLine(outcome, number: results.outcomes.count).utf8))
       }
     }
     _ = await session.timeline.settle(controller.shutdown(), controller: controller)
     try write(results, as: report)
+    if let record { try RunStateLog.write(recorded, to: record) }
+    if failure == nil, let rest = expected?.rest { throw CLIError(message: rest, status: .failed) }
     if let failure {
       let status: ExitStatus = failure.message.contains("output-unavailable") ? .outputError : .failed
       throw CLIError(message: failure.description, status: status)
