@@ -106,41 +106,21 @@ struct RunCommand: AsyncParsableCommand {
       Console.error(error.message)
     }
     let controller = session.controller
-    let json = self.json
-    let report = self.report
-    // A report on stdout takes the place of the states: TAP keeps them as comments, JUnit XML leaves them out.
-    let statesOnStdout = report == nil || report?.file != nil
-    let tapOnStdout = report?.format == .tap && report?.file == nil
-    let observation = controller.observe { state in
-      if statesOnStdout {
-        Console.out(json ? state.jsonText : Self.describe(state))
-      } else if tapOnStdout {
-        Console.out("# " + Self.describe(state))
-      }
-    }
+    let output = RunOutput(json: json, report: report)
+    let observation = controller.observe { output.state($0) }
     defer { observation.cancel() }
     var results = ScriptReport(script: parsed)
     var recorded: [StateLogEntry] = []
-    if tapOnStdout { Console.out(bytes: Array(results.tapHeader.utf8)) }
-    let failure = await ScriptRunner(
-      controller: controller, timeline: session.timeline, onSkipped: { Console.error($0) },
-      // How late each `at` fired goes with the states: on stdout, or on stderr beside JSON lines.
-      onTrigger: { note in
-        if tapOnStdout {
-          Console.out("# " + note)
-        } else if json || !statesOnStdout {
-          Console.errorText(note)
-        } else {
-          Console.out(note)
-        }
-      }
-    ).run(parsed, verify: { step, state in expected?.check(step, state) }) { outcome in
-      results.record(outcome)
-      recorded.append(StateLogEntry(line: outcome.step.line, text: outcome.step.text, state: outcome.state))
-      if tapOnStdout {
-        Console.out(bytes: Array(ScriptReport.tapLine(outcome, number: results.outcomes.count).utf8))
-      }
-    }
+    output.tap(results.tapHeader)
+    let runner = ScriptRunner(
+      controller: controller, timeline: session.timeline, onSkipped: { Console.error($0) }, onTrigger: output.note)
+    let failure = await runner.run(
+      parsed, verify: { step, state in expected?.check(step, state) },
+      onStep: { outcome in
+        results.record(outcome)
+        recorded.append(StateLogEntry(line: outcome.step.line, text: outcome.step.text, state: outcome.state))
+        output.tap(ScriptReport.tapLine(outcome, number: results.outcomes.count))
+      })
     _ = await session.timeline.settle(controller.shutdown(), controller: controller)
     try write(results, as: report)
     if let record { try RunStateLog.write(recorded, to: record) }
