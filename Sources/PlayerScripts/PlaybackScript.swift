@@ -28,27 +28,38 @@ public struct PlaybackScript: Equatable, Sendable {
     }
   }
 
-  /// How one step went when it ran: for reports that list each line as a test case.
-  public struct StepOutcome: Equatable, Sendable {
-    /// The step.
-    public var step: Step
-    /// Why it failed, or nil when it passed.
-    public var failure: String?
-    /// The wall time it took, in seconds.
-    public var seconds: Double
-    /// The state once it had run.
-    public var state: PlayerState
-  }
-
   /// Where the script came from (a path or `-`), for messages.
   public var name: String
-  /// The steps in order; comments and blank lines are gone.
+  /// The steps in order; comments and blank lines are gone, `repeat` blocks repeated.
   public var steps: [Step]
+  /// The known failure the script declares (`expect-failure`), if any.
+  public var expectedFailure: ExpectedFailure?
+
+  /// A failure a script declares known with `expect-failure ["TEXT"]`: the script passes while it fails (with a
+  /// message that contains `text`, when given) and fails once it passes, so that a fixed issue is noticed.
+  public struct ExpectedFailure: Equatable, Sendable {
+    /// The line of the declaration.
+    public var line: Int
+    /// What the failure's message must contain; nil for any failure.
+    public var text: String?
+
+    /// A declaration on line `line`.
+    public init(line: Int, text: String?) {
+      self.line = line
+      self.text = text
+    }
+
+    /// Whether a failure with `message` is the one declared.
+    public func matches(_ message: String) -> Bool {
+      text.map { message.contains($0) } ?? true
+    }
+  }
 
   /// Creates a script from steps.
-  public init(name: String, steps: [Step]) {
+  public init(name: String, steps: [Step], expectedFailure: ExpectedFailure? = nil) {
     self.name = name
     self.steps = steps
+    self.expectedFailure = expectedFailure
   }
 }
 

@@ -33,9 +33,11 @@ public enum ScriptParser {
     }
   }
 
-  /// Parses a whole script.
-  public static func parse(_ text: String, name: String) throws(Failure) -> PlaybackScript {
-    var steps: [PlaybackScript.Step] = []
+  /// Parses a whole script, whose words see `variables` defined (besides its own `let` lines).
+  public static func parse(
+    _ text: String, name: String, variables: ScriptVariables = ScriptVariables()
+  ) throws(Failure) -> PlaybackScript {
+    var builder = ScriptBuilder(variables: variables)
     var lineNumber = 0
     // Split on the newline byte, not on Characters: "\r\n" is one Character, so a Windows-edited script split
     // on "\n" was one long line that failed on its first "\r".
@@ -55,21 +57,19 @@ public enum ScriptParser {
           error: CommandParseError(column: 0, message: "the line is longer than \(maximumLineLength) bytes"))
       }
       do {
-        if let action = try parseLine(line) {
-          let text = String(stripComment(line).drop { $0.isWhitespace }.reversed().drop { $0.isWhitespace }.reversed())
-          steps.append(PlaybackScript.Step(line: lineNumber, action: action, text: text))
-        }
+        let code = stripComment(line)
+        let text = String(code.drop { $0.isWhitespace }.reversed().drop { $0.isWhitespace }.reversed())
+        try builder.take(try CommandTokenizer.tokenize(code), line: lineNumber, text: text)
       } catch {
         throw Failure(script: name, line: lineNumber, error: error)
       }
     }
-    return PlaybackScript(name: name, steps: steps)
+    return try builder.finish(name: name)
   }
 
-  /// Parses one line; nil for a blank line or a comment.
-  public static func parseLine(_ line: Substring) throws(CommandParseError) -> ScriptAction? {
-    let tokens = try CommandTokenizer.tokenize(stripComment(line))
-    guard let first = tokens.first else { return nil }
+  /// The step that one line's words (`tokens`, not empty) say.
+  static func parseAction(_ tokens: [CommandTokenizer.Token]) throws(CommandParseError) -> ScriptAction {
+    let first = tokens[0]
     switch first.text.lowercased() {
     case "wait":
       return try parseWait(tokens)
@@ -85,7 +85,8 @@ public enum ScriptParser {
           try CommandParser.parse(name: first.text, nameColumn: first.column, arguments: Array(tokens.dropFirst())))
       } catch  where error.column == first.column && error.message.hasPrefix("unknown command") {
         // A script has words of its own besides the command vocabulary: the list a typo gets names them too.
-        let names = (CommandParser.commandNames + ["wait", "expect", "at", "on"]).joined(separator: ", ")
+        let names = (CommandParser.commandNames + ["wait", "expect", "at", "on", "let", "expect-failure"])
+          .joined(separator: ", ")
         throw CommandParseError(
           column: first.column, message: "unknown command '\(first.text.prefix(40))' (expected one of: \(names))")
       }

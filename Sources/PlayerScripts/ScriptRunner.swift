@@ -22,31 +22,50 @@ public struct ScriptRunner: Sendable {
   private let timeline: any ScriptTimeline
   private let expander: TrackListExpander
   private let onSkipped: @Sendable (String) -> Void
-  private let onTrigger: @Sendable (String) -> Void
+  private let onNote: @Sendable (String) -> Void
 
   /// Creates a runner for `controller`, letting time pass on `timeline`. Folders and playlists in `load` and
   /// `enqueue` are expanded by `expander`; each entry left out is passed to `onSkipped` as a line naming the
   /// script's line (`demo.splay:3: list.m3u:4: gone.flac: no such file`). Each position trigger that fires
-  /// passes `onTrigger` a line saying how late the confirmed position was (`demo.splay:4: at 5: fired at
+  /// passes `onNote` a line saying how late the confirmed position was (`demo.splay:4: at 5: fired at
   /// 5.003 s, 3 ms late`).
   public init(
     controller: PlayerController, timeline: any ScriptTimeline, expander: TrackListExpander = TrackListExpander(),
     onSkipped: @escaping @Sendable (String) -> Void = { _ in },
-    onTrigger: @escaping @Sendable (String) -> Void = { _ in }
+    onNote: @escaping @Sendable (String) -> Void = { _ in }
   ) {
     self.controller = controller
     self.timeline = timeline
     self.expander = expander
     self.onSkipped = onSkipped
-    self.onTrigger = onTrigger
+    self.onNote = onNote
   }
 
-  /// Runs every step; stops at the first failed command or expectation and returns it, or nil on success.
+  /// Runs every step; stops at the first failed command or expectation and returns it, or nil on success. A
+  /// script that declares a known failure (`expect-failure`) succeeds when it fails so, said to `onNote`, and
+  /// fails, at the declaration, when it passes.
   /// `verify` judges the state once each step has run (a recorded log, `--expect-log`): a message fails the
   /// step. `onStep` hears how each step that ran went, in order (for `--report` and `--record`).
   public func run(
     _ script: PlaybackScript, verify: (PlaybackScript.Step, PlayerState) -> String? = { _, _ in nil },
-    onStep: (PlaybackScript.StepOutcome) -> Void = { _ in }
+    onStep: (ScriptStepOutcome) -> Void = { _ in }
+  ) async -> Failure? {
+    let failure = await runSteps(script, verify: verify, onStep: onStep)
+    guard let known = script.expectedFailure else { return failure }
+    guard let failure else {
+      let what = known.text.map { " (\"\($0)\")" } ?? ""
+      return Failure(
+        script: script.name, line: known.line,
+        message: "the known failure\(what) did not happen: the script passes, remove expect-failure")
+    }
+    guard known.matches(failure.message) else { return failure }
+    onNote("\(failure): the known failure (expect-failure, line \(known.line))")
+    return nil
+  }
+
+  private func runSteps(
+    _ script: PlaybackScript, verify: (PlaybackScript.Step, PlayerState) -> String?,
+    onStep: (ScriptStepOutcome) -> Void
   ) async -> Failure? {
     var lastError: (line: Int, error: PlayerError)?
     let steps = script.steps
@@ -57,7 +76,7 @@ public struct ScriptRunner: Sendable {
       let seconds = Double(taken.components.seconds) + Double(taken.components.attoseconds) / 1e18
       let state = controller.state
       if message == nil { message = verify(step, state) }
-      onStep(PlaybackScript.StepOutcome(step: step, failure: message, seconds: seconds, state: state))
+      onStep(ScriptStepOutcome(step: step, failure: message, seconds: seconds, state: state))
       if let message { return Failure(script: script.name, line: step.line, message: message) }
     }
     return nil
@@ -140,7 +159,7 @@ public struct ScriptRunner: Sendable {
     let reached = await TriggerWatch(controller: controller, timeline: timeline).reach(point)
     if point.isPosition, case .success(let state) = reached, let goal = TriggerWatch.goal(of: point, in: state) {
       let late = (max(0, state.position.seconds - goal) * 10_000).rounded() / 10
-      onTrigger(
+      onNote(
         "\(script.name):\(line): \(said): confirmed \(formatSeconds(state.position.seconds)) s, \(late) ms late")
     }
     return reached

@@ -59,6 +59,16 @@ import Testing
     ("on ended", 1, 1, "on needs an event and a command"),
     ("wait until position > 3", 1, 21, "expected 'position >= SECONDS'"),
     ("wait until track 2 3", 1, 12, "expected 'track N'"),
+    ("seek $T", 1, 6, "unknown variable 'T' (none is defined)"),
+    ("let T = 1\nseek ${T", 2, 6, "'${' needs a name and '}'"),
+    ("let 1x = 2", 1, 5, "is not a variable's name"),
+    ("let x 2", 1, 1, "expected 'let NAME = VALUE'"),
+    ("repeat 0 {", 1, 8, "expected a count from 1"),
+    ("repeat 2 x {\nplay", 1, 1, "expected 'repeat N {'"),
+    ("play\n}", 2, 1, "'}' closes no 'repeat N {'"),
+    ("play\nrepeat 2 {\nplay", 2, 0, "'repeat' has no closing '}'"),
+    ("repeat 1000 {\nrepeat 1001 {\nplay\n}\n}", 5, 1, "repeats to more than 1000000 steps"),
+    ("expect-failure\nexpect-failure", 2, 1, "one expect-failure at most"),
   ])
   func reportsLineAndColumn(text: String, line: Int, column: Int, message: String) {
     #expect {
@@ -95,6 +105,37 @@ import Testing
     #expect(resolved.steps[3].action == .at(.status("ended"), .load(["/music/next one.flac"])))
   }
 
+  /// `let` and `$NAME` (with `--set` or `splay check` defining some first), `repeat N { … }` unrolled with the
+  /// lines of its body, `expect-failure` kept on the script.
+  @Test func parsesVariablesRepeatsAndAKnownFailure() throws {
+    let text = """
+      expect-failure "confirmed playing"
+      let T = 2.5
+      load "$FILE"
+      repeat 2 {
+        seek +1   # one second on
+        repeat 2 {
+          volume -5
+        }
+      }
+      at $T pause
+      expect title "costs $$5 ${T}s"
+      repeat all
+      """
+    let script = try ScriptParser.parse(text, name: "t.splay", variables: ScriptVariables(["FILE": "a b.flac"]))
+    #expect(script.expectedFailure == PlaybackScript.ExpectedFailure(line: 1, text: "confirmed playing"))
+    #expect(script.steps.map(\.line) == [3, 5, 7, 7, 5, 7, 7, 10, 11, 12])
+    #expect(script.steps[1].text == "seek +1")
+    #expect(
+      script.steps.map(\.action) == [
+        .command(.load(["a b.flac"])), .command(.seek(.relative(1))), .command(.volume(.relative(-5))),
+        .command(.volume(.relative(-5))), .command(.seek(.relative(1))), .command(.volume(.relative(-5))),
+        .command(.volume(.relative(-5))), .at(.position(2.5), .pause), .expect(.title("costs $5 2.5s")),
+        // Without a brace, `repeat` is the player's command.
+        .command(.repeatMode(.all)),
+      ])
+  }
+
   @Test func refusesHugeLines() {
     let text = "load " + String(repeating: "x", count: 1_048_576)
     #expect {
@@ -115,7 +156,7 @@ import Testing
     } catch {
       #expect(
         error.description
-          == "crlf.splay:2:1: unknown command 'dance' (expected one of: load, enqueue, play, pause, toggle, stop, seek, volume, mute, next, previous, jump, repeat, shuffle, wait, expect, at, on)"
+          == "crlf.splay:2:1: unknown command 'dance' (expected one of: load, enqueue, play, pause, toggle, stop, seek, volume, mute, next, previous, jump, repeat, shuffle, wait, expect, at, on, let, expect-failure)"
       )
     }
   }

@@ -13,7 +13,7 @@ import Testing
     let notes = Locked<[String]>([])
     let runner = ScriptRunner(
       controller: harness.controller, timeline: harness.timeline,
-      onTrigger: { note in notes.withLock { $0.append(note) } })
+      onNote: { note in notes.withLock { $0.append(note) } })
     let failure = await runner.run(try ScriptParser.parse(text, name: "t.splay"))
     return (failure, notes.withLock { $0 }, harness)
   }
@@ -88,5 +88,38 @@ import Testing
     let failed = try #require(failure)
     #expect(failed.line == line)
     #expect(failed.message.hasPrefix(message), "\(failed.message)")
+  }
+}
+
+/// `expect-failure`: a script that fails as declared passes, saying so; one that passes fails at the declaration.
+@Suite struct KnownFailureTests {
+  private func run(_ text: String) async throws -> (failure: ScriptRunner.Failure?, notes: [String]) {
+    let harness = Harness()
+    let notes = Locked<[String]>([])
+    let runner = ScriptRunner(
+      controller: harness.controller, timeline: harness.timeline,
+      onNote: { note in notes.withLock { $0.append(note) } })
+    return (await runner.run(try ScriptParser.parse(text, name: "k.splay")), notes.withLock { $0 })
+  }
+
+  @Test func aKnownFailurePassesWhileItHappens() async throws {
+    let (failure, notes) = try await run(
+      "expect-failure \"confirmed playing\"\nload a.flac\nplay\nexpect state paused\n")
+    #expect(failure == nil)
+    #expect(
+      notes == [
+        "k.splay:4: expected state paused, confirmed playing: the known failure (expect-failure, line 1)"
+      ])
+  }
+
+  @Test func aKnownFailureThatStoppedHappeningFailsAtItsLine() async throws {
+    let (failure, _) = try await run("load a.flac\nexpect-failure\nplay\nexpect state playing\n")
+    #expect(failure?.line == 2)
+    #expect(failure?.message == "the known failure did not happen: the script passes, remove expect-failure")
+  }
+
+  @Test func anotherFailureThanTheKnownOneStillFails() async throws {
+    let (failure, _) = try await run("expect-failure \"timeout\"\nload a.flac\nexpect state paused\n")
+    #expect(failure?.line == 3)
   }
 }

@@ -45,6 +45,11 @@ struct RunCommand: AsyncParsableCommand {
 
   @Option(
     name: .long,
+    help: ArgumentHelp("Define a variable the script reads as $NAME (repeatable).", valueName: "name=value"))
+  var set: [String] = []
+
+  @Option(
+    name: .long,
     help: ArgumentHelp("Write the state confirmed after each line to FILE, as JSON lines.", valueName: "file"))
   var record: String?
 
@@ -60,7 +65,23 @@ struct RunCommand: AsyncParsableCommand {
     help: ArgumentHelp("How far a position may stray from the log's, in seconds (default 0.1).", valueName: "seconds"))
   var logTolerance: Double = 0.1
 
+  /// The variables `--set` defines.
+  var variables: ScriptVariables {
+    ScriptVariables(
+      Dictionary(
+        set.map { definition in
+          let parts = definition.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+          return (String(parts[0]), parts.count == 2 ? String(parts[1]) : "")
+        }, uniquingKeysWith: { _, last in last }))
+  }
+
   func validate() throws {
+    for definition in set {
+      let name = definition.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)[0]
+      guard definition.contains("="), ScriptVariables.isName(name) else {
+        throw ValidationError("--set takes NAME=VALUE, NAME of letters, digits and _: '\(definition.prefix(40))'")
+      }
+    }
     guard logTolerance.isFinite, logTolerance >= 0, logTolerance <= 86_400 else {
       throw ValidationError("--log-tolerance must be seconds from 0 to 86400")
     }
@@ -85,7 +106,7 @@ struct RunCommand: AsyncParsableCommand {
     let parsed: PlaybackScript
     do throws(ScriptParser.Failure) {
       let directory = script == "-" ? "" : FileContents.directory(of: script)
-      parsed = try ScriptParser.parse(text, name: name).resolvingPaths(relativeTo: directory)
+      parsed = try ScriptParser.parse(text, name: name, variables: variables).resolvingPaths(relativeTo: directory)
     } catch {
       throw CLIError(message: error.description, status: .usage)
     }
@@ -113,13 +134,13 @@ struct RunCommand: AsyncParsableCommand {
     var recorded: [StateLogEntry] = []
     output.tap(results.tapHeader)
     let runner = ScriptRunner(
-      controller: controller, timeline: session.timeline, onSkipped: { Console.error($0) }, onTrigger: output.note)
+      controller: controller, timeline: session.timeline, onSkipped: { Console.error($0) }, onNote: output.note)
     let failure = await runner.run(
       parsed, verify: { step, state in expected?.check(step, state) },
       onStep: { outcome in
         results.record(outcome)
         recorded.append(StateLogEntry(line: outcome.step.line, text: outcome.step.text, state: outcome.state))
-        output.tap(ScriptReport.tapLine(outcome, number: results.outcomes.count))
+        output.tap(results.tapLine(outcome, number: results.outcomes.count))
       })
     _ = await session.timeline.settle(controller.shutdown(), controller: controller)
     try write(results, as: report)
@@ -146,7 +167,7 @@ struct RunCommand: AsyncParsableCommand {
   /// The whole TAP report, for a file.
   private func tapText(_ results: ScriptReport) -> String {
     results.tapHeader
-      + results.outcomes.enumerated().map { ScriptReport.tapLine($1, number: $0 + 1) }.joined()
+      + results.outcomes.enumerated().map { results.tapLine($1, number: $0 + 1) }.joined()
       + results.tapRest
   }
 

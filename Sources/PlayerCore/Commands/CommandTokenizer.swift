@@ -12,6 +12,12 @@ public enum CommandTokenizer {
     /// The 1-based column (in Unicode scalars, which are characters for text without combining marks)
     /// where the word began.
     public var column: Int
+
+    /// The word `text` that began at `column`.
+    public init(text: String, column: Int) {
+      self.text = text
+      self.column = column
+    }
   }
 
   /// Splits `line` into tokens, or throws a ``CommandParseError`` naming the column of the problem.

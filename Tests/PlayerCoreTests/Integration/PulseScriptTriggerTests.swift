@@ -17,7 +17,7 @@ struct PulseScriptTriggerTests {
     let controller = PlayerController(output: PulseOutput(), decoders: StandardDecoderFactory())
     let notes = Locked<[String]>([])
     let runner = ScriptRunner(
-      controller: controller, timeline: RealTimeline(), onTrigger: { note in notes.withLock { $0.append(note) } })
+      controller: controller, timeline: RealTimeline(), onNote: { note in notes.withLock { $0.append(note) } })
     let failure = await runner.run(try ScriptParser.parse(text, name: "t.splay"))
     _ = await controller.shutdown().settled
     return (failure, notes.withLock { $0 })
