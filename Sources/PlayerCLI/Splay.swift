@@ -35,7 +35,7 @@ struct Splay: AsyncParsableCommand {
     version: "0.1.0",
     subcommands: [
       PlayCommand.self, RunCommand.self, ServeCommand.self, CtlCommand.self, InfoCommand.self, ConfigCommand.self,
-      LibraryCommand.self, SearchCommand.self,
+      LibraryCommand.self, SearchCommand.self, CheckCommand.self,
     ]
   )
 }

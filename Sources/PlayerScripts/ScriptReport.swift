@@ -29,7 +29,7 @@ public struct ScriptReport: Sendable {
     let name = Self.tapName(outcome.step)
     guard let failure = outcome.failure else { return "ok \(number) - \(name)\n" }
     let known = script.expectedFailure.flatMap { $0.matches(failure) ? " # TODO known failure (line \($0.line))" : nil }
-    return "not ok \(number) - \(name)\(known ?? "")\n  ---\n  message: \(Self.yamlQuoted(failure))\n"
+    return "not ok \(number) - \(name)\(known ?? "")\n  ---\n  message: \(ReportText.yamlQuoted(failure))\n"
       + "  line: \(outcome.step.line)\n  ...\n"
   }
 
@@ -51,17 +51,17 @@ public struct ScriptReport: Sendable {
     let failures = outcomes.filter { $0.failure != nil }.count - known
     let skipped = script.steps.count - outcomes.count + known
     let time = outcomes.reduce(0) { $0 + $1.seconds }
-    let suite = xmlEscaped(script.name)
+    let suite = ReportText.xmlEscaped(script.name)
     var xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
     let counts = "tests=\"\(script.steps.count)\" failures=\"\(failures)\" errors=\"0\" skipped=\"\(skipped)\""
     xml += "<testsuites name=\"splay run\" \(counts) time=\"\(seconds(time))\">\n"
     xml += "  <testsuite name=\"\(suite)\" \(counts) time=\"\(seconds(time))\">\n"
     let stop = outcomes.last { $0.failure != nil }
     for (index, step) in script.steps.enumerated() {
-      let name = "name=\"\(xmlEscaped(Self.caseName(step)))\" classname=\"\(suite)\""
+      let name = "name=\"\(ReportText.xmlEscaped(Self.caseName(step)))\" classname=\"\(suite)\""
       guard index < outcomes.count else {
         let reason = stop.map { "not run: line \($0.step.line) failed" } ?? "not run"
-        xml += "    <testcase \(name) time=\"0\"><skipped message=\"\(xmlEscaped(reason))\"/></testcase>\n"
+        xml += "    <testcase \(name) time=\"0\"><skipped message=\"\(ReportText.xmlEscaped(reason))\"/></testcase>\n"
         continue
       }
       let outcome = outcomes[index]
@@ -69,9 +69,9 @@ public struct ScriptReport: Sendable {
         xml += "    <testcase \(name) time=\"\(seconds(outcome.seconds))\"/>\n"
         continue
       }
-      let message = xmlEscaped("\(script.name):\(step.line): \(failure)")
+      let message = ReportText.xmlEscaped("\(script.name):\(step.line): \(failure)")
       if let known = script.expectedFailure, known.matches(failure) {
-        let reason = xmlEscaped("known failure (expect-failure, line \(known.line)): \(failure)")
+        let reason = ReportText.xmlEscaped("known failure (expect-failure, line \(known.line)): \(failure)")
         xml +=
           "    <testcase \(name) time=\"\(seconds(outcome.seconds))\"><skipped message=\"\(reason)\"/></testcase>\n"
         continue
@@ -92,46 +92,10 @@ public struct ScriptReport: Sendable {
 
   /// The case name in a TAP line, where `#` would start a directive.
   private static func tapName(_ step: PlaybackScript.Step) -> String {
-    caseName(step).replacing("#", with: "\\#")
+    ReportText.tapName(caseName(step))
   }
 
   private func seconds(_ value: Double) -> String {
     String((value * 1000).rounded() / 1000)
-  }
-
-  /// A YAML double-quoted scalar: backslash, quote and control characters escaped.
-  private static func yamlQuoted(_ text: String) -> String {
-    var out = "\""
-    for scalar in text.unicodeScalars {
-      switch scalar {
-      case "\\": out += "\\\\"
-      case "\"": out += "\\\""
-      case "\n": out += "\\n"
-      case _ where scalar.value < 0x20:
-        out += scalar.value < 0x10 ? "\\x0" : "\\x"
-        out += String(scalar.value, radix: 16)
-      default: out.unicodeScalars.append(scalar)
-      }
-    }
-    return out + "\""
-  }
-
-  /// Text for an XML attribute or element: the five markup characters escaped, and control characters (which
-  /// XML 1.0 cannot carry) replaced.
-  private func xmlEscaped(_ text: String) -> String {
-    var out = ""
-    for scalar in text.unicodeScalars {
-      switch scalar {
-      case "&": out += "&amp;"
-      case "<": out += "&lt;"
-      case ">": out += "&gt;"
-      case "\"": out += "&quot;"
-      case "'": out += "&apos;"
-      case "\t", "\n", "\r": out += "&#\(scalar.value);"
-      case _ where scalar.value < 0x20 || scalar.value == 0xFFFE || scalar.value == 0xFFFF: out += "\u{FFFD}"
-      default: out.unicodeScalars.append(scalar)
-      }
-    }
-    return out
   }
 }
