@@ -28,7 +28,8 @@ struct PlayerSession: Sendable {
     _ options: OutputSettings, decoders given: (any AudioDecoderFactory)? = nil,
     replayGain: ReplayGainPolicy = ReplayGainPolicy(), answers: ExecutionContext? = nil, pulse: PulseOutput? = nil,
     onSkipped: (@Sendable (PlayerError) -> Void)? = nil,
-    onNotice: @escaping @Sendable (String) -> Void = { Console.error($0) }
+    onNotice: @escaping @Sendable (String) -> Void = { Console.error($0) },
+    onUnderflow: (@Sendable () -> Void)? = nil
   ) {
     // A stream that does not answer fails within the command's deadline.
     let opener = given ?? Self.fileDecoders(streamTimeout: options.deadline)
@@ -42,19 +43,19 @@ struct PlayerSession: Sendable {
       let output =
         pulse ?? PulseOutput(configuration: PulseOutput.Configuration(server: options.server, sink: options.sink))
       output.connectEarly()
-      controller = PlayerController(
-        output: output, decoders: decoders,
-        configuration: ControllerConfiguration(
-          deadline: deadline, onTrackSkipped: onSkipped, onNotice: onNotice, answers: answers))
+      var configuration = ControllerConfiguration(
+        deadline: deadline, onTrackSkipped: onSkipped, onNotice: onNotice, answers: answers)
+      configuration.onUnderflow = onUnderflow
+      controller = PlayerController(output: output, decoders: decoders, configuration: configuration)
       timeline = RealTimeline()
       simulated = nil
     case .simulated:
       let clock = VirtualClock()
       let output = SimulatedOutput(clock: clock)
-      controller = PlayerController(
-        output: output, decoders: decoders,
-        configuration: ControllerConfiguration(
-          deadline: deadline, clock: clock, onTrackSkipped: onSkipped, onNotice: onNotice, answers: answers))
+      var configuration = ControllerConfiguration(
+        deadline: deadline, clock: clock, onTrackSkipped: onSkipped, onNotice: onNotice, answers: answers)
+      configuration.onUnderflow = onUnderflow
+      controller = PlayerController(output: output, decoders: decoders, configuration: configuration)
       timeline = VirtualTimeline(clock: clock)
       simulated = output
     }

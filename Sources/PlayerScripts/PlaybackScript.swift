@@ -34,6 +34,8 @@ public struct PlaybackScript: Equatable, Sendable {
   public var steps: [Step]
   /// The known failure the script declares (`expect-failure`), if any.
   public var expectedFailure: ExpectedFailure?
+  /// The rules checked during the whole run (`check always …`).
+  public var invariants: [ScriptInvariant] = []
 
   /// A failure a script declares known with `expect-failure ["TEXT"]`: the script passes while it fails (with a
   /// message that contains `text`, when given) and fails once it passes, so that a fixed issue is noticed.
@@ -79,6 +81,19 @@ public enum ScriptAction: Equatable, Sendable {
   case at(TriggerPoint, PlayerCommand)
   /// Waits for `point` (`wait until position >= 12.5`, `wait until track 2`) while playback can still reach it.
   case waitFor(TriggerPoint)
+
+  /// Whether the line's command moves the position on purpose (a seek, a stop, another track or queue).
+  public var repositions: Bool {
+    let command: PlayerCommand
+    switch self {
+    case .command(let sent), .at(_, let sent): command = sent
+    default: return false
+    }
+    switch command {
+    case .seek, .load, .jump, .next, .previous, .stop, .play: return true
+    default: return false
+    }
+  }
 }
 
 /// A check of the confirmed state.

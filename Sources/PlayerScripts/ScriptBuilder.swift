@@ -13,6 +13,7 @@ struct ScriptBuilder {
   /// The open `repeat` blocks, innermost last: how many times, where its steps begin, its line.
   private var blocks: [(count: Int, start: Int, line: Int)] = []
   private var expectedFailure: PlaybackScript.ExpectedFailure?
+  private var invariants: [ScriptInvariant] = []
 
   /// A builder whose words see `variables` defined.
   init(variables: ScriptVariables) {
@@ -55,6 +56,16 @@ struct ScriptBuilder {
           column: first.column, message: "the script repeats to more than \(Self.maximumSteps) steps")
       }
       for _ in 1..<block.count { steps.append(contentsOf: body) }
+    case "check":
+      let names = ScriptInvariant.allCases.map(\.rawValue).joined(separator: ", ")
+      guard tokens.count == 3, tokens[1].text.lowercased() == "always" else {
+        throw CommandParseError(column: first.column, message: "expected 'check always RULE' (\(names))")
+      }
+      guard let invariant = ScriptInvariant(rawValue: tokens[2].text.lowercased()) else {
+        throw CommandParseError(
+          column: tokens[2].column, message: "unknown rule '\(tokens[2].text.prefix(40))' (expected one of: \(names))")
+      }
+      if !invariants.contains(invariant) { invariants.append(invariant) }
     case "expect-failure":
       guard expectedFailure == nil else {
         throw CommandParseError(column: first.column, message: "a script has one expect-failure at most")
@@ -78,6 +89,8 @@ struct ScriptBuilder {
       throw ScriptParser.Failure(
         script: name, line: open.line, error: CommandParseError(column: 0, message: "'repeat' has no closing '}'"))
     }
-    return PlaybackScript(name: name, steps: steps, expectedFailure: expectedFailure)
+    var script = PlaybackScript(name: name, steps: steps, expectedFailure: expectedFailure)
+    script.invariants = invariants
+    return script
   }
 }

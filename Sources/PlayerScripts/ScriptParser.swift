@@ -85,7 +85,7 @@ public enum ScriptParser {
           try CommandParser.parse(name: first.text, nameColumn: first.column, arguments: Array(tokens.dropFirst())))
       } catch  where error.column == first.column && error.message.hasPrefix("unknown command") {
         // A script has words of its own besides the command vocabulary: the list a typo gets names them too.
-        let names = (CommandParser.commandNames + ["wait", "expect", "at", "on", "let", "expect-failure"])
+        let names = (CommandParser.commandNames + ["wait", "expect", "at", "on", "let", "check", "expect-failure"])
           .joined(separator: ", ")
         throw CommandParseError(
           column: first.column, message: "unknown command '\(first.text.prefix(40))' (expected one of: \(names))")

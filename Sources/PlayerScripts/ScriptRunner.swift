@@ -23,17 +23,20 @@ public struct ScriptRunner: Sendable {
   private let expander: TrackListExpander
   private let onSkipped: @Sendable (String) -> Void
   private let onNote: @Sendable (String) -> Void
+  private let underflows: @Sendable () -> Int
 
   /// Creates a runner for `controller`, letting time pass on `timeline`. Folders and playlists in `load` and
   /// `enqueue` are expanded by `expander`; each entry left out is passed to `onSkipped` as a line naming the
   /// script's line (`demo.splay:3: list.m3u:4: gone.flac: no such file`). Each position trigger that fires
   /// passes `onNote` a line saying how late the confirmed position was (`demo.splay:4: at 5: fired at
-  /// 5.003 s, 3 ms late`).
+  /// 5.003 s, 3 ms late`). `underflows` counts the times the output ran out of audio so far, for
+  /// `check always no-underrun`.
   public init(
     controller: PlayerController, timeline: any ScriptTimeline, expander: TrackListExpander = TrackListExpander(),
     onSkipped: @escaping @Sendable (String) -> Void = { _ in },
-    onNote: @escaping @Sendable (String) -> Void = { _ in }
+    onNote: @escaping @Sendable (String) -> Void = { _ in }, underflows: @escaping @Sendable () -> Int = { 0 }
   ) {
+    self.underflows = underflows
     self.controller = controller
     self.timeline = timeline
     self.expander = expander
@@ -69,9 +72,14 @@ public struct ScriptRunner: Sendable {
   ) async -> Failure? {
     var lastError: (line: Int, error: PlayerError)?
     let steps = script.steps
+    let watch = script.invariants.isEmpty ? nil : InvariantWatch(script.invariants, underflows: underflows)
+    let observation = watch.map { watch in controller.observe { watch.observe($0) } }
+    defer { observation?.cancel() }
     for (index, step) in steps.enumerated() {
       let started = ContinuousClock.now
       var message = await perform(step, script: script, expectsError: expectsError(steps, at: index + 1), &lastError)
+      if step.action.repositions { watch?.moved(through: controller.state.revision) }
+      if message == nil { message = watch?.takeViolation() }
       let taken = ContinuousClock.now - started
       let seconds = Double(taken.components.seconds) + Double(taken.components.attoseconds) / 1e18
       let state = controller.state

@@ -85,7 +85,7 @@ struct PulseCheckCommandTests {
       Splay.fixture("media/\($0)")
     }
     try await ExclusiveSink.run {
-      let result = try Splay.run(["check"] + files)
+      let result = try Splay.run(["check"] + files, timeout: 600)
       let checks = files.count * 6
       #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
       #expect(result.stdout.hasSuffix("\(checks) checks: \(checks) passed, 0 failed\n"), "\(result.stdout)")

@@ -26,8 +26,8 @@ import Testing
     let recorded = try Splay.run(["run", "--output", "simulated", "--record", log, script])
     #expect(recorded.status == 0, "\(recorded.stderr)")
     let lines = try entries(log)
-    #expect(lines.count == 16, "one entry per line of the script that does something")
-    #expect(lines.first?["line"] as? Int == 2 && lines.first?["text"] as? String == "load ../media/sweep-30s.flac")
+    #expect(lines.count == 17, "one entry per line of the script that does something")
+    #expect(lines[1]["line"] as? Int == 7 && lines[1]["text"] as? String == "load ../media/sweep-30s.flac")
     #expect((lines[3]["state"] as? [String: Any])?["status"] as? String == "playing")
     let again = try Splay.run(["run", "--output", "simulated", "--expect-log", log, script])
     #expect(again.status == 0, "\(again.stderr)")
@@ -36,14 +36,14 @@ import Testing
   @Test func aStateThatDiffersFailsItsLineNamingTheLogsLine() throws {
     let log = try folder() + "/triggers.log"
     _ = try Splay.run(["run", "--output", "simulated", "--record", log, script])
-    // The state after `at 1.5 seek 20` (the log's third line) recorded at 19 s instead of 20 s.
+    // The state after `at 1.5 seek 20` (the log's fourth line) recorded at 19 s instead of 20 s.
     var lines = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n").map(String.init)
-    lines[2] = lines[2].replacingOccurrences(of: "\"seconds\":20", with: "\"seconds\":19")
+    lines[3] = lines[3].replacingOccurrences(of: "\"seconds\":20", with: "\"seconds\":19")
     try (lines.joined(separator: "\n") + "\n").write(toFile: log, atomically: true, encoding: .utf8)
     let strict = try Splay.run(["run", "--output", "simulated", "--expect-log", log, script])
     #expect(strict.status == 1)
     #expect(
-      strict.stderr.contains("triggers.splay:5: differs from \(log):3: position 20 s, recorded 19 s (± 0.1)"),
+      strict.stderr.contains("triggers.splay:10: differs from \(log):4: position 20 s, recorded 19 s (± 0.1)"),
       "\(strict.stderr)")
     let lenient = try Splay.run(["run", "--output", "simulated", "--expect-log", log, "--log-tolerance", "1", script])
     #expect(lenient.status == 0, "\(lenient.stderr)")

@@ -121,11 +121,10 @@ struct RunCommand: AsyncParsableCommand {
     }
     SignalExit.install()
     let config = try ConfigFile.load()
+    let underflows = EventCounter()
     let session = PlayerSession(
-      outputOptions.settings(with: config), replayGain: replayGainOptions.policy(with: config)
-    ) { error in
-      Console.error(error.message)
-    }
+      outputOptions.settings(with: config), replayGain: replayGainOptions.policy(with: config),
+      onSkipped: { Console.error($0.message) }, onUnderflow: underflows.increment)
     let controller = session.controller
     let output = RunOutput(json: json, report: report)
     let observation = controller.observe { output.state($0) }
@@ -134,7 +133,8 @@ struct RunCommand: AsyncParsableCommand {
     var recorded: [StateLogEntry] = []
     output.tap(results.tapHeader)
     let runner = ScriptRunner(
-      controller: controller, timeline: session.timeline, onSkipped: { Console.error($0) }, onNote: output.note)
+      controller: controller, timeline: session.timeline, onSkipped: { Console.error($0) }, onNote: output.note,
+      underflows: { underflows.value })
     let failure = await runner.run(
       parsed, verify: { step, state in expected?.check(step, state) },
       onStep: { outcome in

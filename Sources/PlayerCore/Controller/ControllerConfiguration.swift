@@ -12,6 +12,9 @@ public struct ControllerConfiguration: Sendable {
   public var onTrackSkipped: (@Sendable (PlayerError) -> Void)?
   /// Told of what the output says that changes no state (``OutputEvent/notice(_:)``: a stream reconnecting).
   public var onNotice: (@Sendable (String) -> Void)?
+  /// Told each time the output ran out of audio while playing (``OutputEvent/underflow``): a script's
+  /// `check always no-underrun` counts them.
+  public var onUnderflow: (@Sendable () -> Void)?
   /// Where the controller takes up a command once the output has answered: the command's future settles
   /// there and observers run there. By default (nil) the controller's own serial queue. It must run jobs one
   /// at a time, in order, and never in the call (a serial queue, an event loop): `splay serve` passes its

@@ -79,6 +79,7 @@ extension PlayerController {
   func handle(_ event: OutputEvent) -> Progress {
     if case .trackFailed(let error, _) = event { configuration.onTrackSkipped?(error) }
     if case .notice(let message) = event { configuration.onNotice?(message) }
+    if case .underflow = event { configuration.onUnderflow?() }
     let action = core.withLock { $0.machine.handle(Self.current(event, server: output.serverVolume)) }
     switch action {
     case .publish(let state):

@@ -14,10 +14,15 @@ import Testing
 struct PulseScriptTriggerTests {
   /// Runs `text` on a PulseOutput controller in real time; returns the failure and the trigger notes.
   private func run(_ text: String) async throws -> (failure: ScriptRunner.Failure?, notes: [String]) {
-    let controller = PlayerController(output: PulseOutput(), decoders: StandardDecoderFactory())
+    let underflows = EventCounter()
+    var configuration = ControllerConfiguration()
+    configuration.onUnderflow = underflows.increment
+    let controller = PlayerController(
+      output: PulseOutput(), decoders: StandardDecoderFactory(), configuration: configuration)
     let notes = Locked<[String]>([])
     let runner = ScriptRunner(
-      controller: controller, timeline: RealTimeline(), onNote: { note in notes.withLock { $0.append(note) } })
+      controller: controller, timeline: RealTimeline(), onNote: { note in notes.withLock { $0.append(note) } },
+      underflows: { underflows.value })
     let failure = await runner.run(try ScriptParser.parse(text, name: "t.splay"))
     _ = await controller.shutdown().settled
     return (failure, notes.withLock { $0 })
@@ -52,6 +57,8 @@ struct PulseScriptTriggerTests {
       let recorder = try MonitorRecorder()
       let (failure, notes) = try await run(
         """
+        check always position-advances
+        check always no-underrun
         load "\(Fixtures.sweepFLAC)"
         volume 100
         play
@@ -79,6 +86,7 @@ struct PulseScriptTriggerTests {
     try await ExclusiveSink.run {
       let (failure, notes) = try await run(
         """
+        check always position-advances
         load "\(Fixtures.media("short-44k-stereo.flac"))" "\(Fixtures.media("ladder-44k-stereo.flac"))"
         play
         on track 2 pause
