@@ -7,6 +7,9 @@ public struct ScriptReport: Sendable {
   public let script: PlaybackScript
   /// How each line that ran went, in order.
   public private(set) var outcomes: [ScriptStepOutcome] = []
+  /// A failure of the run that no line's outcome holds (a known failure that did not happen, a log that goes
+  /// on after the run): reported as one more case, so that a report is never green while the run failed.
+  public var runFailure: String?
 
   /// A report of `script`, with nothing run yet.
   public init(script: PlaybackScript) {
@@ -20,8 +23,9 @@ public struct ScriptReport: Sendable {
 
   // MARK: - TAP
 
-  /// The TAP version line and plan, written before the first line runs.
-  public var tapHeader: String { "TAP version 13\n1..\(script.steps.count)\n" }
+  /// The TAP version line, written before the first line runs; the plan comes last (``tapRest``), once it is
+  /// known whether the run failed besides its lines.
+  public var tapHeader: String { "TAP version 13\n" }
 
   /// The TAP line of `outcome`, the `number`th case (from 1), with the failure as a YAML block; a known failure
   /// (`expect-failure`) is marked TODO, as TAP marks a failure that is expected.
@@ -33,12 +37,21 @@ public struct ScriptReport: Sendable {
       + "  line: \(outcome.step.line)\n  ...\n"
   }
 
-  /// The TAP lines of the cases that did not run, after those recorded.
+  /// The TAP lines of the cases that did not run, after those recorded, the run's own failure, and the plan.
   public var tapRest: String {
-    guard let stop = outcomes.last(where: { $0.failure != nil }) else { return "" }
-    return script.steps.dropFirst(outcomes.count).enumerated().map { offset, step in
-      "ok \(outcomes.count + offset + 1) - \(Self.tapName(step)) # SKIP not run: line \(stop.step.line) failed\n"
-    }.joined()
+    var text = ""
+    if let stop = outcomes.last(where: { $0.failure != nil }) {
+      text = script.steps.dropFirst(outcomes.count).enumerated().map { offset, step in
+        "ok \(outcomes.count + offset + 1) - \(Self.tapName(step)) # SKIP not run: line \(stop.step.line) failed\n"
+      }.joined()
+    }
+    var count = script.steps.count
+    if let runFailure {
+      count += 1
+      text += "not ok \(count) - \(ReportText.tapName(script.name)): the run\n  ---\n"
+      text += "  message: \(ReportText.yamlQuoted(runFailure))\n  ...\n"
+    }
+    return text + "1..\(count)\n"
   }
 
   // MARK: - JUnit
@@ -48,12 +61,13 @@ public struct ScriptReport: Sendable {
     let known = outcomes.filter { outcome in
       outcome.failure.map { failure in script.expectedFailure?.matches(failure) == true } ?? false
     }.count
-    let failures = outcomes.filter { $0.failure != nil }.count - known
+    let failures = outcomes.filter { $0.failure != nil }.count - known + (runFailure == nil ? 0 : 1)
     let skipped = script.steps.count - outcomes.count + known
     let time = outcomes.reduce(0) { $0 + $1.seconds }
     let suite = ReportText.xmlEscaped(script.name)
     var xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-    let counts = "tests=\"\(script.steps.count)\" failures=\"\(failures)\" errors=\"0\" skipped=\"\(skipped)\""
+    let tests = script.steps.count + (runFailure == nil ? 0 : 1)
+    let counts = "tests=\"\(tests)\" failures=\"\(failures)\" errors=\"0\" skipped=\"\(skipped)\""
     xml += "<testsuites name=\"splay run\" \(counts) time=\"\(seconds(time))\">\n"
     xml += "  <testsuite name=\"\(suite)\" \(counts) time=\"\(seconds(time))\">\n"
     let stop = outcomes.last { $0.failure != nil }
@@ -77,6 +91,11 @@ public struct ScriptReport: Sendable {
         continue
       }
       xml += "    <testcase \(name) time=\"\(seconds(outcome.seconds))\">"
+      xml += "<failure message=\"\(message)\">\(message)</failure></testcase>\n"
+    }
+    if let runFailure {
+      let message = ReportText.xmlEscaped(runFailure)
+      xml += "    <testcase name=\"the run\" classname=\"\(suite)\" time=\"0\">"
       xml += "<failure message=\"\(message)\">\(message)</failure></testcase>\n"
     }
     xml += "  </testsuite>\n</testsuites>\n"

@@ -28,8 +28,8 @@ public struct ScriptRunner: Sendable {
   /// Creates a runner for `controller`, letting time pass on `timeline`. Folders and playlists in `load` and
   /// `enqueue` are expanded by `expander`; each entry left out is passed to `onSkipped` as a line naming the
   /// script's line (`demo.splay:3: list.m3u:4: gone.flac: no such file`). Each position trigger that fires
-  /// passes `onNote` a line saying how late the confirmed position was (`demo.splay:4: at 5: fired at
-  /// 5.003 s, 3 ms late`). `underflows` counts the times the output ran out of audio so far, for
+  /// passes `onNote` a line saying how late the confirmed position was (`demo.splay:4: at 5: confirmed
+  /// 5.003 s, 3.0 ms late`). `underflows` counts the times the output ran out of audio so far, for
   /// `check always no-underrun`.
   public init(
     controller: PlayerController, timeline: any ScriptTimeline, expander: TrackListExpander = TrackListExpander(),
@@ -83,7 +83,9 @@ public struct ScriptRunner: Sendable {
       let taken = ContinuousClock.now - started
       let seconds = Double(taken.components.seconds) + Double(taken.components.attoseconds) / 1e18
       let state = controller.state
-      if message == nil { message = verify(step, state) }
+      // Verified even when the line failed: a log recorded from a known failure has the line too.
+      let verified = verify(step, state)
+      if message == nil { message = verified }
       onStep(ScriptStepOutcome(step: step, failure: message, seconds: seconds, state: state))
       if let message { return Failure(script: script.name, line: step.line, message: message) }
     }

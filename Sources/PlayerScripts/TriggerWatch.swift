@@ -43,11 +43,21 @@ struct TriggerWatch: Sendable {
     guard let goal = Self.goal(of: point, in: state) else {
       return .failure(Unreached(message: "a live stream has no end"))
     }
+    // A track repeated (`repeat one`) starts over without reaching a point past its end.
+    guard track.isLive || goal <= track.duration else {
+      return .failure(Unreached(message: "the track is \(formatSeconds(track.duration)) s long"))
+    }
+    var previous = state.position.seconds
     while true {
       guard state.index == index, state.track?.path == track.path else {
         let now = state.index.map { "track \($0 + 1)" } ?? state.status.name
         return .failure(Unreached(message: "the track changed to \(now) short of \(formatSeconds(goal)) s"))
       }
+      guard state.position.seconds >= previous - InvariantWatch.tolerance else {
+        return .failure(
+          Unreached(message: "the track started over at \(formatSeconds(state.position.seconds)) s short of it"))
+      }
+      previous = state.position.seconds
       // A microsecond of slack: virtual time reaches the target exactly, give or take a rounding.
       if state.position.seconds >= goal - 1e-6 { return .success(state) }
       guard state.status == .playing else {
@@ -56,7 +66,8 @@ struct TriggerWatch: Sendable {
             message: "confirmed \(state.status.name) at \(formatSeconds(state.position.seconds)) s, short of "
               + "\(formatSeconds(goal)) s"))
       }
-      await timeline.pass(seconds: max(goal - state.position.seconds, 0.000_5), controller: controller)
+      // At most a day at a time: a damaged file may claim a length no clock can sleep.
+      await timeline.pass(seconds: min(max(goal - state.position.seconds, 0.000_5), 86_400), controller: controller)
       state = await confirmed()
     }
   }
@@ -65,12 +76,28 @@ struct TriggerWatch: Sendable {
   private func reachEvent(
     _ point: TriggerPoint, _ condition: @escaping @Sendable (PlayerState) -> Bool
   ) async -> Result<PlayerState, Unreached> {
+    let now = controller.state
+    if !condition(now), let never = Self.never(point, in: now) { return .failure(Unreached(message: never)) }
     // No deadline of its own: it ends when the condition holds or playback stops; about 116 days of virtual time.
     let result = await timeline.wait(
       until: { condition($0) || $0.status != .playing }, timeout: 10_000_000, controller: controller)
     if condition(result.state) { return .success(result.state) }
     let at = result.state.index.map { ", track \($0 + 1)" } ?? ""
     return .failure(Unreached(message: "playback stopped short of it: confirmed \(result.state.status.name)\(at)"))
+  }
+
+  /// Why `point` can never come from `state` while the queue plays on, or nil.
+  private static func never(_ point: TriggerPoint, in state: PlayerState) -> String? {
+    switch point {
+    case .status("ended") where state.repeatMode != .off:
+      return "the queue repeats (repeat \(state.repeatMode.rawValue)): it never ends"
+    case .track(let number) where number > state.queueLength:
+      return "the queue has \(state.queueLength) track" + (state.queueLength == 1 ? "" : "s")
+    case .track(let number) where state.repeatMode == .one && state.index != number - 1:
+      return "the track repeats (repeat one): track \(number) never comes"
+    default:
+      return nil
+    }
   }
 
   /// The state as the output confirms it now (the last published one when no track is open).

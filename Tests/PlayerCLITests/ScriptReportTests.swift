@@ -13,7 +13,8 @@ import Testing
     ])
     #expect(result.status == 0, "\(result.stderr)")
     let lines = result.stdout.split(separator: "\n").map(String.init)
-    #expect(lines.prefix(2) == ["TAP version 13", "1..18"])
+    #expect(lines.first == "TAP version 13")
+    #expect(lines.last == "1..18", "the plan comes last")
     let cases = lines.filter { $0.hasPrefix("ok ") || $0.hasPrefix("not ok ") }
     #expect(cases.count == 18)
     #expect(cases.allSatisfy { $0.hasPrefix("ok ") })
@@ -40,6 +41,15 @@ import Testing
     #expect(result.status == 1)
     #expect(result.stdout.contains("ok 3 - 3: play # SKIP not run: line 2 failed"))
     #expect(result.stdout.contains("ok 4 - 4: expect state playing # SKIP not run: line 2 failed"))
+  }
+
+  /// A run that fails besides its lines (a known failure that no longer happens) is not a green report.
+  @Test func aFailureOfTheRunItselfIsACaseToo() throws {
+    let script = "expect-failure\nload \(Splay.fixture("media/short-44k-stereo.flac"))\nplay\n"
+    let result = try Splay.run(["run", "--output", "simulated", "--report", "tap", "-"], stdin: script)
+    #expect(result.status == 1)
+    #expect(result.stdout.contains("not ok 3 - -: the run\n"), "\(result.stdout)")
+    #expect(result.stdout.hasSuffix("1..3\n"))
   }
 
   @Test func junitGoesToItsFileAndParses() throws {

@@ -75,10 +75,12 @@ import Testing
 
   @Test(arguments: [
     ("load long.flac\nplay\nwait 1\npause\nat 5 next", 5, "at 5: confirmed paused at 1 s, short of 5 s"),
-    ("load a.flac b.flac\nplay\nat 5 pause", 3, "at 5: the track changed to track 2 short of 5 s"),
-    ("load a.flac\nplay\nat 40 pause", 3, "at 40: confirmed ended at 3 s, short of 40 s"),
+    ("load a.flac\nplay\nat 40 pause", 3, "at 40: the track is 3 s long"),
+    ("load a.flac\nrepeat all\nplay\non ended stop", 4, "on ended: the queue repeats (repeat all): it never ends"),
+    ("load a.flac b.flac\nplay\non track 3 stop", 3, "on track 3: the queue has 2 tracks"),
+    ("load a.flac b.flac\nrepeat one\nplay\nwait until track 2", 4, "wait until track 2: the track repeats"),
     ("at 1 pause", 1, "at 1: no track is open (confirmed idle)"),
-    ("load a.flac\nplay\non track 2 pause", 3, "on track 2: playback stopped short of it: confirmed ended, track 1"),
+    ("load a.flac\nplay\non track 2 pause", 3, "on track 2: the queue has 1 track"),
     ("load a.flac\non ended stop", 2, "on ended: playback stopped short of it: confirmed stopped, track 1"),
     ("load a.flac\nplay\non ended pause", 3, "on ended: pause failed: invalid-state"),
     ("load a.flac\nwait until position >= 1", 2, "wait until position >= 1: confirmed stopped at 0 s, short of 1 s"),

@@ -53,6 +53,7 @@ struct CheckCommand: AsyncParsableCommand {
     if let show, let script = StockScenarios.script(show, seed: seed) { return Console.out(script) }
     let tracks = try TrackArguments.expand(files)
     for entry in tracks.skipped { Console.error(entry.message) }
+    guard !tracks.paths.isEmpty else { throw CLIError(message: "no audio files to check", status: .fileError) }
     if let file = report?.file, !FileManager.default.createFile(atPath: file, contents: nil) {
       throw CLIError(message: "\(file): cannot write the report", status: .fileError)
     }
@@ -82,12 +83,14 @@ struct CheckCommand: AsyncParsableCommand {
     _ = await session.timeline.settle(session.controller.shutdown(), controller: session.controller)
     if lines { Console.out(results.summary) }
     try write(results)
-    if results.failures > 0 {
-      throw CLIError(
-        message: "\(results.failures) of \(results.checks.count) checks failed",
-        status: unopened > 0 ? .fileError : .failed)
+    let serverGone = results.checks.contains {
+      $0.failure?.contains("output-unavailable") == true || $0.failure?.contains("output-lost") == true
     }
-
+    if results.failures > 0 || !tracks.skipped.isEmpty {
+      let status: ExitStatus =
+        serverGone ? .outputError : unopened > 0 || !tracks.skipped.isEmpty ? .fileError : .failed
+      throw CLIError(message: "\(results.failures) of \(results.checks.count) checks failed", status: status)
+    }
     func record(_ check: CheckReport.Check) {
       results.record(check)
       if lines { Console.out(CheckReport.line(check)) }

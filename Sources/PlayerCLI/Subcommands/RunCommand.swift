@@ -143,9 +143,15 @@ struct RunCommand: AsyncParsableCommand {
         output.tap(results.tapLine(outcome, number: results.outcomes.count))
       })
     _ = await session.timeline.settle(controller.shutdown(), controller: controller)
+    let rest = failure == nil ? expected?.rest : nil
+    // A failure no line holds (a known failure that did not happen, a log longer than the run) is a case too.
+    if let failure, !results.outcomes.contains(where: { $0.failure != nil }) {
+      results.runFailure = failure.description
+    }
+    if let rest { results.runFailure = rest }
     try write(results, as: report)
     if let record { try RunStateLog.write(recorded, to: record) }
-    if failure == nil, let rest = expected?.rest { throw CLIError(message: rest, status: .failed) }
+    if let rest { throw CLIError(message: rest, status: .failed) }
     if let failure {
       let status: ExitStatus = failure.message.contains("output-unavailable") ? .outputError : .failed
       throw CLIError(message: failure.description, status: status)

@@ -19,19 +19,24 @@ struct RunOutput: Sendable {
     if statesOnStdout {
       Console.out(json ? state.jsonText : RunCommand.describe(state))
     } else if tapOnStdout {
-      Console.out("# " + RunCommand.describe(state))
+      Console.out(Self.comment(RunCommand.describe(state)))
     }
   }
 
   /// Prints how late a trigger fired: with the states, or on stderr beside JSON lines or XML.
   func note(_ text: String) {
     if tapOnStdout {
-      Console.out("# " + text)
+      Console.out(Self.comment(text))
     } else if json || !statesOnStdout {
       Console.errorText(text)
     } else {
       Console.out(text)
     }
+  }
+
+  /// A TAP comment line: a tag with a newline must not start a line of its own in the stream.
+  private static func comment(_ text: String) -> String {
+    "# " + String(String.UnicodeScalarView(text.unicodeScalars.map { $0.value < 0x20 ? " " : $0 }))
   }
 
   /// Prints TAP text when the TAP report streams on stdout.

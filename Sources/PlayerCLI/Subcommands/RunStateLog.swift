@@ -28,7 +28,8 @@ struct RunStateLog {
         throw CLIError(message: "\(path): cannot read the log (\(error.reason))", status: .usage)
       }
       var entries: [StateLogEntry] = []
-      for (number, line) in bytes.split(separator: UInt8(ascii: "\n")).enumerated() {
+      for (number, line) in bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).enumerated()
+      where !line.isEmpty {
         guard let entry = StateLogEntry.read(line) else {
           throw CLIError(message: "\(path):\(number + 1): not a line of a state log", status: .usage)
         }
@@ -61,7 +62,14 @@ struct RunStateLog {
 
   /// Writes `entries` as the log at `path` (replacing it).
   static func write(_ entries: [StateLogEntry], to path: String) throws {
-    let text = entries.compactMap(\.jsonText).map { $0 + "\n" }.joined()
+    var text = ""
+    for entry in entries {
+      // No output reports a position that is not a number; a log missing a line would misalign the next run.
+      guard let line = entry.jsonText else {
+        throw CLIError(message: "\(path): line \(entry.line)'s state cannot be written", status: .failed)
+      }
+      text += line + "\n"
+    }
     do {
       try Data(text.utf8).write(to: URL(fileURLWithPath: path))
     } catch {
