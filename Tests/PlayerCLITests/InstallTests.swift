@@ -74,7 +74,7 @@ import Testing
     let section = help.stdout.components(separatedBy: "SUBCOMMANDS:\n").last ?? ""
     let subcommands = (section.components(separatedBy: "\n\n").first ?? "").split(separator: "\n")
       .map { $0.split(separator: " ", omittingEmptySubsequences: true) }
-    #expect(subcommands.count == 8, "play, run, serve, ctl, info, config, library, search: \(help.stdout)")
+    #expect(subcommands.count == 9, "play, run, serve, ctl, info, config, library, search, check: \(help.stdout)")
     for words in subcommands {
       let abstract = words.dropFirst().prefix(4).joined(separator: " ")
       #expect(rendered.stdout.contains(abstract), "the page describes \(words[0]): '\(abstract)'")
