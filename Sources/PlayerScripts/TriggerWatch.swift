@@ -66,8 +66,12 @@ struct TriggerWatch: Sendable {
             message: "confirmed \(state.status.name) at \(formatSeconds(state.position.seconds)) s, short of "
               + "\(formatSeconds(goal)) s"))
       }
-      // At most a day at a time: a damaged file may claim a length no clock can sleep.
-      await timeline.pass(seconds: min(max(goal - state.position.seconds, 0.000_5), 86_400), controller: controller)
+      // Half the way at a time down to 0.1 s, then the rest: a confirmation that lags (a server starved of CPU
+      // answers from a stale clock) costs at most half the wait, not all of it again. At most a day at a time: a
+      // damaged file may claim a length no clock can sleep.
+      // A microsecond at least: virtual time moves in nanoseconds, a position in frames.
+      let remaining = max(goal - state.position.seconds, 0.000_001)
+      await timeline.pass(seconds: min(remaining, max(0.1, remaining / 2), 86_400), controller: controller)
       state = await confirmed()
     }
   }
