@@ -1,9 +1,9 @@
-import Synchronization
+import Futures
 
 /// Counts an event from any thread: the output's underflows, which a controller reports before a script's
 /// runner exists (``ScriptRunner``'s `underflows`).
 public final class EventCounter: Sendable {
-  private let count = Mutex(0)
+  private let count = Lock(0)
 
   /// A counter at 0.
   public init() {}

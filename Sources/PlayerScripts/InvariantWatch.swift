@@ -1,5 +1,5 @@
+import Futures
 import PlayerCore
-import Synchronization
 
 /// Watches the published states of a run for a script's invariants (`check always …`): each violation is kept
 /// with the line that was running, and the runner fails that line with it.
@@ -22,7 +22,7 @@ final class InvariantWatch: Sendable {
 
   private let invariants: Set<ScriptInvariant>
   private let underflows: @Sendable () -> Int
-  private let watching = Mutex(Watching())
+  private let watching = Lock(Watching())
 
   /// A watch of `invariants`; `underflows` counts the times the output ran out of audio so far.
   init(_ invariants: [ScriptInvariant], underflows: @escaping @Sendable () -> Int) {
