@@ -77,6 +77,9 @@ let package = Package(
     .target(name: "PlayerLibrary", dependencies: ["PlayerCore", "Futures"]),
     // Playback scripts (`splay run`): parsing, and running them against a controller.
     .target(name: "PlayerScripts", dependencies: ["PlayerCore", "PlayerLibrary", "Futures"]),
+    // A script's server checks on PulseAudio (`expect audio`, `check always state-matches-server`): a second
+    // connection that records the sink and reads splay's stream, joined to the scripts without either knowing the other.
+    .target(name: "ScriptProbes", dependencies: ["PlayerCore", "PlayerPulse", "PlayerScripts", "Futures"]),
     // The library index (SQLite with FTS5, through GRDB): the only target that links SQLite.
     .target(
       name: "PlayerIndex",
@@ -103,6 +106,7 @@ let package = Package(
         "PlayerLibrary",
         "PlayerPulse",
         "PlayerScripts",
+        "ScriptProbes",
         "ControlProtocol",
         "Futures",
         "CMpg123Quiet",
@@ -145,6 +149,7 @@ let package = Package(
         "PlayerLibrary",
         "PlayerPulse",
         "PlayerScripts",
+        "ScriptProbes",
         "Futures",
         "AudioTestSupport",
         "PlayerTestSupport",

@@ -13,6 +13,10 @@ struct PlayerSession: Sendable {
   let timeline: any ScriptTimeline
   /// The simulated output, when it was chosen (scripts move its virtual clock).
   let simulated: SimulatedOutput?
+  /// The PulseAudio output, when the session plays through one.
+  let pulse: PulseOutput?
+  /// How the session opens tracks (ReplayGain included).
+  let decoders: any AudioDecoderFactory
 
   /// What opens the files splay plays: every format the standard decoders know, and the tracks of cue sheets.
   static func fileDecoders(streamTimeout: Double = OutputSettings.defaultDeadline) -> any AudioDecoderFactory {
@@ -37,6 +41,7 @@ struct PlayerSession: Sendable {
       replayGain.mode == .off
       ? opener
       : ReplayGainDecoderFactory(opening: opener, policy: replayGain) { GainedDecoder($0, gain: $1) }
+    self.decoders = decoders
     let deadline = Duration.nanoseconds(Int64(options.deadline * 1e9))
     switch options.output {
     case .pulse:
@@ -49,6 +54,7 @@ struct PlayerSession: Sendable {
       controller = PlayerController(output: output, decoders: decoders, configuration: configuration)
       timeline = RealTimeline()
       simulated = nil
+      self.pulse = output
     case .simulated:
       let clock = VirtualClock()
       let output = SimulatedOutput(clock: clock)
@@ -58,6 +64,7 @@ struct PlayerSession: Sendable {
       controller = PlayerController(output: output, decoders: decoders, configuration: configuration)
       timeline = VirtualTimeline(clock: clock)
       simulated = output
+      self.pulse = nil
     }
   }
 }

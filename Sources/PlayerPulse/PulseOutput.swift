@@ -263,6 +263,14 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
     return future
   }
 
+  /// The server's index of the stream (its sink input) while one is open: what another connection reads it by.
+  public var sinkInputIndex: UInt32? {
+    locked {
+      guard let stream = session?.stream, pa_stream_get_state(stream) == PA_STREAM_READY else { return nil }
+      return pa_stream_get_index(stream)
+    }
+  }
+
   /// Same-format tracks follow each other in one stream.
   public var playsGapless: Bool { true }
 

@@ -57,6 +57,16 @@ public struct PlaybackScript: Equatable, Sendable {
     }
   }
 
+  /// Whether a line or a rule needs the server seen from beside the player (`expect audio`,
+  /// `check always state-matches-server`).
+  public var asksTheServer: Bool {
+    invariants.contains(.stateMatchesServer)
+      || steps.contains { step in
+        if case .expect(.audio) = step.action { return true }
+        return false
+      }
+  }
+
   /// Creates a script from steps.
   public init(name: String, steps: [Step], expectedFailure: ExpectedFailure? = nil) {
     self.name = name
@@ -108,6 +118,8 @@ public enum Expectation: Equatable, Sendable {
   case track(Int)
   /// The current track's title (its tag, or its file name when untagged).
   case title(String)
+  /// The audio at the sink (`expect audio playing 12 ± 1ms`, `expect audio silent`).
+  case audio(AudioCheck)
 }
 
 extension PlaybackScript {

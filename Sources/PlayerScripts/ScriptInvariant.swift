@@ -6,4 +6,7 @@ public enum ScriptInvariant: String, CaseIterable, Equatable, Sendable {
   case positionAdvances = "position-advances"
   /// The audio server never ran out of audio while playing.
   case noUnderrun = "no-underrun"
+  /// After every line, the state's volume, mute flag, playing or not, and sink are what the server reports for
+  /// splay's stream, read over a connection of its own.
+  case stateMatchesServer = "state-matches-server"
 }

@@ -151,7 +151,7 @@ public enum ScriptParser {
     guard tokens.count >= 3 else {
       throw CommandParseError(
         column: tokens[0].column,
-        message: "expect needs what to check: state, position, volume, track, title or error, and a value")
+        message: "expect needs what to check: state, position, volume, track, title, audio or error, and a value")
     }
     let what = tokens[1]
     let value = tokens[2]
@@ -174,6 +174,8 @@ public enum ScriptParser {
         tolerance = try seconds(tokens[4], what: "a tolerance in seconds")
       }
       return .expect(.position(position, tolerance: tolerance))
+    case "audio":
+      return .expect(.audio(try parseAudio(tokens)))
     case "volume":
       try noMore(3)
       var text = Substring(value.text)
@@ -206,8 +208,58 @@ public enum ScriptParser {
     default:
       throw CommandParseError(
         column: what.column,
-        message: "cannot expect '\(what.text.prefix(40))' (expected state, position, volume, track, title or error)")
+        message:
+          "cannot expect '\(what.text.prefix(40))' (expected state, position, volume, track, title, audio or error)")
     }
+  }
+
+  /// `expect audio playing [SECONDS] [± TOLERANCE]` or `expect audio silent`; a tolerance may say `ms` or `s`.
+  private static func parseAudio(_ tokens: [CommandTokenizer.Token]) throws(CommandParseError) -> AudioCheck {
+    let kind = tokens[2]
+    switch kind.text.lowercased() {
+    case "silent":
+      guard tokens.count == 3 else {
+        throw CommandParseError(column: tokens[3].column, message: "unexpected '\(tokens[3].text.prefix(40))'")
+      }
+      return .silent
+    case "playing":
+      var rest = tokens.dropFirst(3)
+      var from: Double?
+      if let first = rest.first, !Self.plusMinus.contains(first.text) {
+        from = try seconds(first, what: "a position in seconds")
+        rest = rest.dropFirst()
+      }
+      var tolerance = 0.001
+      if let sign = rest.first {
+        guard Self.plusMinus.contains(sign.text), rest.count == 2, let value = rest.last else {
+          throw CommandParseError(
+            column: sign.column, message: "expected '± TOLERANCE', found '\(sign.text.prefix(40))'")
+        }
+        tolerance = try duration(value, what: "a tolerance (1ms, 0.002 or 0.002s)")
+      }
+      return .playing(from: from, tolerance: tolerance)
+    default:
+      throw CommandParseError(
+        column: kind.column, message: "expected 'audio playing' or 'audio silent', found '\(kind.text.prefix(40))'")
+    }
+  }
+
+  private static let plusMinus: Set<String> = ["±", "+-", "+/-"]
+
+  /// Seconds, or milliseconds with `ms`; `s` may follow seconds.
+  static func duration(_ token: CommandTokenizer.Token, what: String) throws(CommandParseError) -> Double {
+    var text = Substring(token.text)
+    var scale = 1.0
+    if text.hasSuffix("ms") {
+      text = text.dropLast(2)
+      scale = 0.001
+    } else if text.hasSuffix("s") {
+      text = text.dropLast()
+    }
+    guard let value = CommandParser.decimal(text, signed: false), value <= 86_400 else {
+      throw CommandParseError(column: token.column, message: "expected \(what), found '\(token.text.prefix(40))'")
+    }
+    return value * scale
   }
 
   static func statusName(_ token: CommandTokenizer.Token) throws(CommandParseError) -> String {

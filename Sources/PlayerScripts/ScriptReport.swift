@@ -31,7 +31,10 @@ public struct ScriptReport: Sendable {
   /// (`expect-failure`) is marked TODO, as TAP marks a failure that is expected.
   public func tapLine(_ outcome: ScriptStepOutcome, number: Int) -> String {
     let name = Self.tapName(outcome.step)
-    guard let failure = outcome.failure else { return "ok \(number) - \(name)\n" }
+    guard let failure = outcome.failure else {
+      let skip = outcome.notJudged.map { " # SKIP not judged: \(ReportText.tapName($0))" } ?? ""
+      return "ok \(number) - \(name)\(skip)\n"
+    }
     let known = script.expectedFailure.flatMap { $0.matches(failure) ? " # TODO known failure (line \($0.line))" : nil }
     return "not ok \(number) - \(name)\(known ?? "")\n  ---\n  message: \(ReportText.yamlQuoted(failure))\n"
       + "  line: \(outcome.step.line)\n  ...\n"
@@ -62,7 +65,8 @@ public struct ScriptReport: Sendable {
       outcome.failure.map { failure in script.expectedFailure?.matches(failure) == true } ?? false
     }.count
     let failures = outcomes.filter { $0.failure != nil }.count - known + (runFailure == nil ? 0 : 1)
-    let skipped = script.steps.count - outcomes.count + known
+    let notJudged = outcomes.filter { $0.failure == nil && $0.notJudged != nil }.count
+    let skipped = script.steps.count - outcomes.count + known + notJudged
     let time = outcomes.reduce(0) { $0 + $1.seconds }
     let suite = ReportText.xmlEscaped(script.name)
     var xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
@@ -80,6 +84,12 @@ public struct ScriptReport: Sendable {
       }
       let outcome = outcomes[index]
       guard let failure = outcome.failure else {
+        if let reason = outcome.notJudged {
+          let message = ReportText.xmlEscaped("not judged: \(reason)")
+          xml +=
+            "    <testcase \(name) time=\"\(seconds(outcome.seconds))\"><skipped message=\"\(message)\"/></testcase>\n"
+          continue
+        }
         xml += "    <testcase \(name) time=\"\(seconds(outcome.seconds))\"/>\n"
         continue
       }

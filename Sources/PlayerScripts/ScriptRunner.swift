@@ -24,19 +24,23 @@ public struct ScriptRunner: Sendable {
   private let onSkipped: @Sendable (String) -> Void
   private let onNote: @Sendable (String) -> Void
   private let underflows: @Sendable () -> Int
+  private let probe: (any ScriptServerProbe)?
 
   /// Creates a runner for `controller`, letting time pass on `timeline`. Folders and playlists in `load` and
   /// `enqueue` are expanded by `expander`; each entry left out is passed to `onSkipped` as a line naming the
   /// script's line (`demo.splay:3: list.m3u:4: gone.flac: no such file`). Each position trigger that fires
   /// passes `onNote` a line saying how late the confirmed position was (`demo.splay:4: at 5: confirmed
   /// 5.003 s, 3.0 ms late`). `underflows` counts the times the output ran out of audio so far, for
-  /// `check always no-underrun`.
+  /// `check always no-underrun`. `probe` sees the server beside the player, for `expect audio` and
+  /// `check always state-matches-server`; without one (the simulated output) those are not judged.
   public init(
     controller: PlayerController, timeline: any ScriptTimeline, expander: TrackListExpander = TrackListExpander(),
     onSkipped: @escaping @Sendable (String) -> Void = { _ in },
-    onNote: @escaping @Sendable (String) -> Void = { _ in }, underflows: @escaping @Sendable () -> Int = { 0 }
+    onNote: @escaping @Sendable (String) -> Void = { _ in }, underflows: @escaping @Sendable () -> Int = { 0 },
+    probe: (any ScriptServerProbe)? = nil
   ) {
     self.underflows = underflows
+    self.probe = probe
     self.controller = controller
     self.timeline = timeline
     self.expander = expander
@@ -75,20 +79,45 @@ public struct ScriptRunner: Sendable {
     let watch = script.invariants.isEmpty ? nil : InvariantWatch(script.invariants, underflows: underflows)
     let observation = watch.map { watch in controller.observe { watch.observe($0) } }
     defer { observation?.cancel() }
+    let server = ServerChecks(script: script, probe: probe)
+    await server.begin(note: onNote)
+    let began = ContinuousClock.now
     for (index, step) in steps.enumerated() {
       let started = ContinuousClock.now
-      var message = await perform(step, script: script, expectsError: expectsError(steps, at: index + 1), &lastError)
-      if step.action.repositions { watch?.moved(through: controller.state.revision) }
+      let before = controller.state.status.name
+      var message: String?
+      var notJudged: String?
+      if case .expect(.audio(let check)) = step.action {
+        let said = "\(script.name):\(step.line): \(step.text)"
+        switch await server.judge(check, controller: controller) {
+        case .heard(let what): onNote("\(said): \(what)")
+        case .wrong(let what): message = "expect audio: \(what)"
+        case .notJudged(let why):
+          notJudged = why
+          onNote("\(said): not judged: \(why)")
+        }
+      } else {
+        message = await perform(step, script: script, expectsError: expectsError(steps, at: index + 1), &lastError)
+      }
+      if step.action.repositions {
+        watch?.moved(through: controller.state.revision)
+        if message == nil { server.repositioned(controller.state, resumed: before == "paused") }
+      }
       if message == nil { message = watch?.takeViolation() }
+      if message == nil { message = await server.streamMismatch(controller: controller, since: began) }
       let taken = ContinuousClock.now - started
-      let seconds = Double(taken.components.seconds) + Double(taken.components.attoseconds) / 1e18
       let state = controller.state
       // Verified even when the line failed: a log recorded from a known failure has the line too.
       let verified = verify(step, state)
       if message == nil { message = verified }
-      onStep(ScriptStepOutcome(step: step, failure: message, seconds: seconds, state: state))
-      if let message { return Failure(script: script.name, line: step.line, message: message) }
+      onStep(
+        ScriptStepOutcome(step: step, failure: message, seconds: taken.seconds, state: state, notJudged: notJudged))
+      if let message {
+        await server.end()
+        return Failure(script: script.name, line: step.line, message: message)
+      }
     }
+    await server.end()
     return nil
   }
 
@@ -201,6 +230,9 @@ public struct ScriptRunner: Sendable {
       let actual = state.track?.displayTitle
       return actual == title
         ? nil : "expected title \"\(title)\", confirmed \(actual.map { "\"\($0)\"" } ?? "no track")"
+    case .audio:
+      // Judged by the server checks, before a step gets here.
+      return nil
     }
   }
 }

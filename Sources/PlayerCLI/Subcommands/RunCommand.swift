@@ -5,6 +5,7 @@ import FoundationEssentials
 import Glibc
 import PlayerCore
 import PlayerScripts
+import ScriptProbes
 import SplayConsole
 
 /// `splay run SCRIPT`: runs a playback script whose `expect` lines check the confirmed state.
@@ -122,8 +123,9 @@ struct RunCommand: AsyncParsableCommand {
     SignalExit.install()
     let config = try ConfigFile.load()
     let underflows = EventCounter()
+    let settings = outputOptions.settings(with: config)
     let session = PlayerSession(
-      outputOptions.settings(with: config), replayGain: replayGainOptions.policy(with: config),
+      settings, replayGain: replayGainOptions.policy(with: config),
       onSkipped: { Console.error($0.message) }, onUnderflow: underflows.increment)
     let controller = session.controller
     let output = RunOutput(json: json, report: report)
@@ -132,9 +134,14 @@ struct RunCommand: AsyncParsableCommand {
     var results = ScriptReport(script: parsed)
     var recorded: [StateLogEntry] = []
     output.tap(results.tapHeader)
+    let probe = session.pulse.flatMap { pulse in
+      parsed.asksTheServer
+        ? PulseScriptProbe(output: pulse, server: settings.server, sink: settings.sink, decoders: session.decoders)
+        : nil
+    }
     let runner = ScriptRunner(
       controller: controller, timeline: session.timeline, onSkipped: { Console.error($0) }, onNote: output.note,
-      underflows: { underflows.value })
+      underflows: { underflows.value }, probe: probe)
     let failure = await runner.run(
       parsed, verify: { step, state in expected?.check(step, state) },
       onStep: { outcome in

@@ -1,0 +1,36 @@
+import PlayerCore
+
+extension HeardAudio.Trail {
+  /// The verdict on `expect audio playing FROM ± TOLERANCE` for this trail, the track at `rate` frames a second.
+  public func verdict(from: Double, tolerance: Double, rate: Int) -> AudioVerdict {
+    func seconds(_ frame: Int) -> String { formatSeconds(Double(frame) / Double(rate)) }
+    switch self {
+    case .nothingHeard:
+      return .wrong("the sink played nothing")
+    case .notFound:
+      return .wrong("the sink played audio that is not the track's near where the state says it is")
+    case .heard(let start, let end, let before, let reachedRecordingStart):
+      let offset = Double(start) / Double(rate) - from
+      let heard = "the sink played the track from \(seconds(start)) s to \(seconds(end)) s without a break"
+      if abs(offset) <= tolerance + 0.5 / Double(rate) {
+        return .heard(heard + ", sample for sample (\(milliseconds(offset)) from \(formatSeconds(from)) s)")
+      }
+      if reachedRecordingStart, offset < 0 {
+        return .wrong(heard + ", and before that since the recording began: not from \(formatSeconds(from)) s")
+      }
+      var text = heard + ": not from \(formatSeconds(from)) s (\(milliseconds(offset)))"
+      if let before {
+        let jump = Double(start - before) / Double(rate)
+        text +=
+          "; before that it played \(seconds(before)) s, "
+          + (jump > 0 ? "skipping " : "going back ") + "\((abs(jump) * 10_000).rounded() / 10) ms"
+      }
+      return .wrong(text)
+    }
+  }
+
+  private func milliseconds(_ seconds: Double) -> String {
+    let value = (seconds * 10_000).rounded() / 10
+    return (value > 0 ? "+" : "") + "\(value) ms"
+  }
+}

@@ -1,0 +1,161 @@
+/// Finds a track's own samples in a recording of the sink, sample for sample, and follows them back to where
+/// they began: the judge of `expect audio playing`.
+///
+/// The recording and the reference are one channel at one rate (a resampled sink cannot be judged so). Going
+/// back from the last audio heard, each recorded frame must be the reference's frame before, times the stream's
+/// gain; a silent stretch is a pause when the audio before it ends where the audio after it resumed, and a new
+/// gain (a volume change) is taken up when it holds for a stretch. The first frame that is neither is where the
+/// audio began: a seek that lands 10 ms off, or a dropout of 5 ms, ends the trail there.
+public struct HeardAudio: Sendable {
+  /// The recorded channel, oldest first.
+  public var recorded: [Float]
+  /// The track's channel (decoded as splay decodes it), from frame `referenceStart` of the track.
+  public var reference: [Float]
+  /// The track frame of `reference[0]`.
+  public var referenceStart: Int
+  /// The stream's gain at the sink (its volume as a linear factor) when the last audio was heard.
+  public var gain: Float
+  /// Where the last audio heard should be in the track, as a frame (from the confirmed state).
+  public var estimate: Int
+
+  /// How far a recorded sample may be from the reference's times the gain: an s16 sink rounds to 1/32768, a
+  /// float sink is exact to float rounding.
+  static let sampleTolerance: Float = 0.0002
+  /// What counts as silence at the sink.
+  public static let silence: Float = 0.0001
+  /// How many frames the last audio heard is located by.
+  static let probeLength = 1024
+
+  /// What the trail found.
+  public enum Trail: Equatable, Sendable {
+    /// Nothing audible was recorded.
+    case nothingHeard
+    /// The last audio heard is not the track's near where the state says it is.
+    case notFound
+    /// The track was heard without a break from frame `start` to frame `end` (exclusive); `before` is the track
+    /// frame the audio before the break was at, when it was the track's (a dropout or a wrong seek), and
+    /// `reachedRecordingStart` says the trail ran into the start of the recording.
+    case heard(start: Int, end: Int, before: Int?, reachedRecordingStart: Bool)
+  }
+
+  /// Creates a judge over `recorded`, against `reference` from track frame `referenceStart`.
+  public init(recorded: [Float], reference: [Float], referenceStart: Int, gain: Float, estimate: Int) {
+    self.recorded = recorded
+    self.reference = reference
+    self.referenceStart = referenceStart
+    self.gain = gain
+    self.estimate = estimate
+  }
+
+  /// Follows the last audio heard back to where it began.
+  public func trail() -> Trail {
+    guard let last = recorded.lastIndex(where: { abs($0) > Self.silence }) else { return .nothingHeard }
+    let length = min(Self.probeLength, last + 1)
+    let probeStart = last + 1 - length
+    guard let found = locate(probeStart: probeStart, length: length) else { return .notFound }
+    var r = probeStart  // recorded index of the earliest frame matched so far
+    var f = found  // reference index matching recorded[r]
+    var gain = self.gain
+    while r > 0, f > 0 {
+      if matches(recorded[r - 1], reference[f - 1], gain: gain) {
+        r -= 1
+        f -= 1
+        continue
+      }
+      // A pause: silence at the sink, and before it the audio that the resume continued.
+      if abs(recorded[r - 1]) <= Self.silence,
+        let before = recorded[..<(r - 1)].lastIndex(where: { abs($0) > Self.silence }),
+        continues(recordedEnd: before + 1, referenceEnd: f, gain: gain)
+      {
+        r = before + 1
+        continue
+      }
+      // A volume change: the same audio at another gain.
+      if let newGain = gainHolding(recordedEnd: r, referenceEnd: f), newGain != gain {
+        gain = newGain
+        continue
+      }
+      break
+    }
+    let start = referenceStart + f
+    let end = referenceStart + found + length
+    var before: Int?
+    if r > 0, f > 0 { before = locateBefore(recordedEnd: r, near: f).map { referenceStart + $0 } }
+    return .heard(start: start, end: end, before: before, reachedRecordingStart: r == 0)
+  }
+
+  private func matches(_ heard: Float, _ track: Float, gain: Float) -> Bool {
+    abs(heard - track * gain) <= Self.sampleTolerance
+  }
+
+  /// The reference index where `recorded[probeStart..<probeStart+length]` is found: the closest match, and of
+  /// equal ones the nearest the estimate (a low tone at a low gain differs by little from one frame to the next).
+  private func locate(probeStart: Int, length: Int) -> Int? {
+    let centre = estimate - referenceStart - length
+    var best: (offset: Int, error: Float)?
+    for offset in 0...max(0, reference.count - length) {
+      guard let error = error(probeStart, offset, length, gain: gain, within: best?.error ?? Self.sampleTolerance)
+      else { continue }
+      if let current = best, error == current.error, abs(offset - centre) >= abs(current.offset - centre) { continue }
+      best = (offset, error)
+    }
+    return best?.offset
+  }
+
+  /// The largest difference between the recorded frames and the reference's times `gain`, or nil once one
+  /// exceeds `limit`.
+  private func error(_ recordedStart: Int, _ offset: Int, _ length: Int, gain: Float, within limit: Float) -> Float? {
+    var largest: Float = 0
+    for index in 0..<length {
+      let difference = abs(recorded[recordedStart + index] - reference[offset + index] * gain)
+      if difference > limit { return nil }
+      largest = max(largest, difference)
+    }
+    return largest
+  }
+
+  private func fits(_ recordedStart: Int, _ offset: Int, _ length: Int, gain: Float) -> Bool {
+    error(recordedStart, offset, length, gain: gain, within: Self.sampleTolerance) != nil
+  }
+
+  /// Whether the recorded frames ending at `recordedEnd` are the reference's ending at `referenceEnd` (64 frames,
+  /// or as many as there are).
+  private func continues(recordedEnd: Int, referenceEnd: Int, gain: Float) -> Bool {
+    let length = min(64, recordedEnd, referenceEnd)
+    return length > 0 && fits(recordedEnd - length, referenceEnd - length, length, gain: gain)
+  }
+
+  /// The gain under which the 128 recorded frames ending at `recordedEnd` are the reference's ending at
+  /// `referenceEnd`, when one does.
+  private func gainHolding(recordedEnd: Int, referenceEnd: Int) -> Float? {
+    let length = min(128, recordedEnd, referenceEnd)
+    guard length >= 32 else { return nil }
+    var dot: Float = 0
+    var energy: Float = 0
+    for index in 0..<length {
+      let track = reference[referenceEnd - length + index]
+      dot += recorded[recordedEnd - length + index] * track
+      energy += track * track
+    }
+    guard energy > 1e-3 else { return nil }
+    let gain = dot / energy
+    guard gain > 0.001, continues(recordedEnd: recordedEnd, referenceEnd: referenceEnd, gain: gain) else { return nil }
+    return gain
+  }
+
+  /// Where in the reference the 256 recorded frames ending at `recordedEnd` are, within a second of `near`: the
+  /// track position the sink played just before the trail's start.
+  private func locateBefore(recordedEnd: Int, near: Int) -> Int? {
+    let length = min(256, recordedEnd)
+    guard length >= 32, recorded[(recordedEnd - length)..<recordedEnd].contains(where: { abs($0) > Self.silence })
+    else { return nil }
+    let low = max(0, near - 48_000)
+    let high = min(reference.count - length, near + 48_000)
+    guard low <= high else { return nil }
+    var best: Int?
+    for offset in low...high where fits(recordedEnd - length, offset, length, gain: gain) {
+      if best.map({ abs(offset + length - near) < abs($0 + length - near) }) ?? true { best = offset }
+    }
+    return best.map { $0 + length }
+  }
+}
