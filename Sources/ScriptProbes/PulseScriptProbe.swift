@@ -84,11 +84,12 @@ public final class PulseScriptProbe: ScriptServerProbe {
     if let device = state.device, device != facts.sink {
       return .notJudged("the stream plays to \(device), the recording is of \(facts.sink)")
     }
-    await listen(to: tap)
+    let fresh = await listen(to: tap)
     let recorded = tap.recording
     switch check {
     case .silent:
-      let window = recorded.suffix(Int(0.2 * Double(tap.rate)))
+      // A sink with nothing to play may stop rendering (PipeWire suspends it): what arrived meanwhile is all.
+      let window = recorded.suffix(min(fresh, Int(0.2 * Double(tap.rate))))
       let peak = window.reduce(Float(0)) { max($0, abs($1)) }
       guard peak > HeardAudio.silence else { return .heard("the sink was silent") }
       let decibels = (20 * log10(Double(peak)) * 10).rounded() / 10
@@ -132,13 +133,16 @@ public final class PulseScriptProbe: ScriptServerProbe {
     return heard.trail().verdict(from: from, tolerance: tolerance, rate: track.sampleRate)
   }
 
-  /// Waits until the monitor has delivered ``listen`` seconds more (at most 2 s).
-  private func listen(to tap: MonitorTap) async {
-    let goal = tap.framesRecorded + Int(Self.listen * Double(tap.rate))
-    let deadline = Self.now() + 2_000_000_000
+  /// Waits until the monitor has delivered ``listen`` seconds more, or ``listen`` seconds passed twice over (a
+  /// suspended sink delivers nothing); returns how many frames arrived.
+  private func listen(to tap: MonitorTap) async -> Int {
+    let start = tap.framesRecorded
+    let goal = start + Int(Self.listen * Double(tap.rate))
+    let deadline = Self.now() + UInt64(2 * Self.listen * 1e9)
     while tap.framesRecorded < goal, Self.now() < deadline {
       try? await Task.sleep(for: .milliseconds(10))
     }
+    return tap.framesRecorded - start
   }
 
   /// The first channel of `path` from `start` to `end` seconds, decoded as the player decodes it.

@@ -69,6 +69,12 @@ import Testing
     ("play\nrepeat 2 {\nplay", 2, 0, "'repeat' has no closing '}'"),
     ("repeat 1000 {\nrepeat 1001 {\nplay\n}\n}", 5, 1, "repeats to more than 1000000 steps"),
     ("expect-failure\nexpect-failure", 2, 1, "one expect-failure at most"),
+    ("expect audio loud", 1, 14, "expected 'audio playing' or 'audio silent'"),
+    ("expect audio silent 3", 1, 21, "unexpected '3'"),
+    ("expect audio playing 12 ~ 1ms", 1, 25, "expected '± TOLERANCE'"),
+    ("expect audio playing 12 ± 1 ms", 1, 25, "expected '± TOLERANCE'"),
+    ("expect audio playing ± soon", 1, 24, "expected a tolerance"),
+    ("check always quiet", 1, 14, "state-matches-server"),
   ])
   func reportsLineAndColumn(text: String, line: Int, column: Int, message: String) {
     #expect {
@@ -78,6 +84,28 @@ import Testing
       return failure.line == line && failure.error.column == column && failure.error.message.contains(message)
         && failure.description.hasPrefix("s.splay:\(line):")
     }
+  }
+
+  /// `expect audio`: a position and a tolerance in seconds or milliseconds, both optional; and the server rule.
+  @Test func parsesAudioChecks() throws {
+    let script = try ScriptParser.parse(
+      """
+      check always state-matches-server
+      expect audio playing 12.0 ± 1ms
+      expect audio playing 3 +- 0.002
+      expect audio playing ± 2ms
+      expect audio playing
+      expect audio silent
+      """, name: "t.splay")
+    #expect(script.invariants == [.stateMatchesServer])
+    #expect(script.asksTheServer)
+    #expect(
+      script.steps.map(\.action) == [
+        .expect(.audio(.playing(from: 12, tolerance: 0.001))), .expect(.audio(.playing(from: 3, tolerance: 0.002))),
+        .expect(.audio(.playing(from: nil, tolerance: 0.002))), .expect(.audio(.playing(from: nil, tolerance: 0.001))),
+        .expect(.audio(.silent)),
+      ])
+    #expect(try !ScriptParser.parse("play\nexpect state playing", name: "t").asksTheServer)
   }
 
   /// Triggers: `at` a position (or before the end) and `on` an event send a command; `wait until` takes a

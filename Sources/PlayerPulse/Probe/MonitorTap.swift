@@ -45,8 +45,9 @@ public final class MonitorTap: @unchecked Sendable {
       made, { _, userdata in Unmanaged<MonitorTap>.fromOpaque(userdata!).takeUnretainedValue().stateChanged() }, me)
     pa_stream_set_read_callback(
       made, { _, _, userdata in Unmanaged<MonitorTap>.fromOpaque(userdata!).takeUnretainedValue().readable() }, me)
-    // Small fragments: the audio reaches the check a few milliseconds after the sink played it.
-    let fragment = UInt32(rate / 100 * channels * 4)
+    // 20 ms fragments: the audio reaches the check soon after the sink played it, and PipeWire's pulse server
+    // garbles smaller captures (frames lost and repeated in one block of a few hundred).
+    let fragment = UInt32(rate / 50 * channels * 4)
     var attributes = pa_buffer_attr(
       maxlength: UInt32.max, tlength: UInt32.max, prebuf: UInt32.max, minreq: UInt32.max, fragsize: fragment)
     if pa_stream_connect_record(made, source, &attributes, PA_STREAM_ADJUST_LATENCY) < 0 {

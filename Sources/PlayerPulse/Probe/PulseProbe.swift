@@ -14,7 +14,7 @@ public final class PulseProbe: @unchecked Sendable {
     public var sink: String
     /// The sink's monitor source.
     public var monitor: String
-    /// The sink's rate.
+    /// The rate the sink plays at (on PipeWire, the graph's).
     public var rate: Int
     /// The sink's channels.
     public var channels: Int
@@ -47,13 +47,18 @@ public final class PulseProbe: @unchecked Sendable {
   }
 
   deinit {
-    loop.shutDown { connection.disconnect(error: .outputLost(detail: "the probe was closed")) }
+    loop.shutDown {
+      let error = PlayerError.outputLost(detail: "the probe was closed")
+      for waiter in connection.disconnect(error: error) { waiter(.failure(error)) }
+    }
   }
 
   /// What settles a query's future, off the mainloop thread.
   struct Settle<T: Sendable> {
     let resolver: Future<T, PlayerError>.Resolver
     let delivery: OutputDelivery
+    /// The probe, held until the answer: one let go while its query runs would close the connection under it.
+    let probe: PulseProbe
 
     func resolve(_ value: T) { delivery.handOff { resolver.resolve(value) } }
     func reject(_ error: PlayerError) { delivery.handOff { resolver.reject(error) } }
@@ -62,7 +67,7 @@ public final class PulseProbe: @unchecked Sendable {
   /// Runs `body` with the context once connected (mainloop lock held), or fails.
   func withContext<T: Sendable>(_ body: @escaping (OpaquePointer, Settle<T>) -> Void) -> Future<T, PlayerError> {
     let (future, resolver) = Future<T, PlayerError>.pending()
-    let settle = Settle(resolver: resolver, delivery: delivery)
+    let settle = Settle(resolver: resolver, delivery: delivery, probe: self)
     loop.locked {
       connection.whenConnected { [connection] result in
         switch result {
@@ -79,16 +84,19 @@ public final class PulseProbe: @unchecked Sendable {
   /// The server's facts and those of `sink` (nil: the server's default sink).
   public func facts(sink: String?) -> Future<SinkFacts, PlayerError> {
     withContext { context, resolver in
-      ServerInfoQuery.run(context) { serverName, defaultSink in
-        let name = sink ?? defaultSink
+      ServerInfoQuery.run(context) { server in
+        let name = sink ?? server.defaultSink
         SinkQuery.run(context, name: name) { sink in
           guard let sink else { return resolver.reject(.outputFailed(operation: "probe", detail: "no sink \(name)")) }
           ModuleQuery.run(context, index: sink.module) { module in
-            let isPipeWire = serverName.contains("PipeWire")
+            let isPipeWire = server.name.contains("PipeWire")
             let noRewinds = module?.name == "module-null-sink" && module?.argument.contains("norewinds=1") == true
+            // PipeWire's sinks say the rate they were made with, while its graph, and every sink in it, runs at
+            // the default rate.
+            let rate = isPipeWire && server.rate > 0 ? server.rate : sink.rate
             resolver.resolve(
               SinkFacts(
-                serverName: serverName, sink: sink.name, monitor: sink.monitor, rate: sink.rate,
+                serverName: server.name, sink: sink.name, monitor: sink.monitor, rate: rate,
                 channels: sink.channels, rewinds: !isPipeWire && !noRewinds))
           }
         }

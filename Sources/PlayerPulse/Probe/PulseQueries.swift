@@ -7,22 +7,33 @@ private final class Answer<T> {
   init(_ body: @escaping (T) -> Void) { self.body = body }
 }
 
-/// `pa_context_get_server_info`: the server's name and default sink.
+/// `pa_context_get_server_info`: the server's name, default sink and default rate.
 enum ServerInfoQuery {
-  static func run(_ context: OpaquePointer, _ done: @escaping (_ name: String, _ defaultSink: String) -> Void) {
-    let answer = Answer<(String, String)> { done($0.0, $0.1) }
+  struct Server {
+    var name = "?"
+    var defaultSink = ""
+    /// The default sample spec's rate: on PipeWire, the rate of the graph every sink runs at.
+    var rate = 0
+  }
+
+  static func run(_ context: OpaquePointer, _ done: @escaping (Server) -> Void) {
+    let answer = Answer<Server>(done)
     let userdata = Unmanaged.passRetained(answer).toOpaque()
     let operation = pa_context_get_server_info(
       context,
       { _, info, userdata in
-        let answer = Unmanaged<Answer<(String, String)>>.fromOpaque(userdata!).takeRetainedValue()
-        let name = info.flatMap { $0.pointee.server_name.map { String(cString: $0) } } ?? "?"
-        let sink = info.flatMap { $0.pointee.default_sink_name.map { String(cString: $0) } } ?? ""
-        answer.body((name, sink))
+        let answer = Unmanaged<Answer<Server>>.fromOpaque(userdata!).takeRetainedValue()
+        var server = Server()
+        if let info = info?.pointee {
+          server.name = info.server_name.map { String(cString: $0) } ?? "?"
+          server.defaultSink = info.default_sink_name.map { String(cString: $0) } ?? ""
+          server.rate = Int(info.sample_spec.rate)
+        }
+        answer.body(server)
       }, userdata)
     guard let operation else {
-      Unmanaged<Answer<(String, String)>>.fromOpaque(userdata).release()
-      return done("?", "")
+      Unmanaged<Answer<Server>>.fromOpaque(userdata).release()
+      return done(Server())
     }
     pa_operation_unref(operation)
   }

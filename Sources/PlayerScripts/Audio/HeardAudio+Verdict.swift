@@ -8,8 +8,10 @@ extension HeardAudio.Trail {
     case .nothingHeard:
       return .wrong("the sink played nothing")
     case .notFound:
-      return .wrong("the sink played audio that is not the track's near where the state says it is")
-    case .heard(let start, let end, let before, let reachedRecordingStart):
+      return .wrong(
+        "the sink played audio that is not the track's near where the state says it is (another program playing "
+          + "to the sink mixes into it)")
+    case .heard(let start, let end, let before, let silenceBefore, let reachedRecordingStart):
       let offset = Double(start) / Double(rate) - from
       let heard = "the sink played the track from \(seconds(start)) s to \(seconds(end)) s without a break"
       if abs(offset) <= tolerance + 0.5 / Double(rate) {
@@ -20,13 +22,22 @@ extension HeardAudio.Trail {
       }
       var text = heard + ": not from \(formatSeconds(from)) s (\(milliseconds(offset)))"
       if let before {
+        text += "; before that it played \(seconds(before)) s"
+        let gap = Double(silenceBefore) / Double(rate)
+        if silenceBefore > 0 { text += ", then \(unsigned(gap)) of silence" }
         let jump = Double(start - before) / Double(rate)
-        text +=
-          "; before that it played \(seconds(before)) s, "
-          + (jump > 0 ? "skipping " : "going back ") + "\((abs(jump) * 10_000).rounded() / 10) ms"
+        if silenceBefore > 0, abs(jump - gap) < 0.5 / Double(rate) {
+          text += " in place of the track (muted, or a dropout to silence)"
+        } else {
+          text += jump > 0 ? ", skipping \(unsigned(jump))" : ", going back \(unsigned(-jump))"
+        }
       }
       return .wrong(text)
     }
+  }
+
+  private func unsigned(_ seconds: Double) -> String {
+    "\((seconds * 10_000).rounded() / 10) ms"
   }
 
   private func milliseconds(_ seconds: Double) -> String {

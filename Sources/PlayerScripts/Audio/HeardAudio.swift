@@ -34,8 +34,9 @@ public struct HeardAudio: Sendable {
     case notFound
     /// The track was heard without a break from frame `start` to frame `end` (exclusive); `before` is the track
     /// frame the audio before the break was at, when it was the track's (a dropout or a wrong seek), and
+    /// `silenceBefore` how many silent frames came between it and `start` (a mute, or a dropout to silence);
     /// `reachedRecordingStart` says the trail ran into the start of the recording.
-    case heard(start: Int, end: Int, before: Int?, reachedRecordingStart: Bool)
+    case heard(start: Int, end: Int, before: Int?, silenceBefore: Int, reachedRecordingStart: Bool)
   }
 
   /// Creates a judge over `recorded`, against `reference` from track frame `referenceStart`.
@@ -62,11 +63,16 @@ public struct HeardAudio: Sendable {
         f -= 1
         continue
       }
-      // A pause: silence at the sink, and before it the audio that the resume continued.
-      if abs(recorded[r - 1]) <= Self.silence,
-        let before = recorded[..<(r - 1)].lastIndex(where: { abs($0) > Self.silence }),
-        continues(recordedEnd: before + 1, referenceEnd: f, gain: gain)
-      {
+      // A pause: silence at the sink, and before it the audio that the resume continued (the volume may have
+      // changed right at the resume).
+      if abs(recorded[r - 1]) <= Self.silence {
+        guard let before = recorded[..<(r - 1)].lastIndex(where: { abs($0) > Self.silence }) else { break }
+        if continues(recordedEnd: before + 1, referenceEnd: f, gain: gain) {
+          r = before + 1
+          continue
+        }
+        guard let newGain = gainHolding(recordedEnd: before + 1, referenceEnd: f) else { break }
+        gain = newGain
         r = before + 1
         continue
       }
@@ -81,7 +87,9 @@ public struct HeardAudio: Sendable {
     let end = referenceStart + found + length
     var before: Int?
     if r > 0, f > 0 { before = locateBefore(recordedEnd: r, near: f).map { referenceStart + $0 } }
-    return .heard(start: start, end: end, before: before, reachedRecordingStart: r == 0)
+    let silent = recorded[..<r].lastIndex { abs($0) > Self.silence }.map { r - 1 - $0 } ?? r
+    return .heard(
+      start: start, end: end, before: before, silenceBefore: before == nil ? 0 : silent, reachedRecordingStart: r == 0)
   }
 
   private func matches(_ heard: Float, _ track: Float, gain: Float) -> Bool {
@@ -118,18 +126,30 @@ public struct HeardAudio: Sendable {
     error(recordedStart, offset, length, gain: gain, within: Self.sampleTolerance) != nil
   }
 
-  /// Whether the recorded frames ending at `recordedEnd` are the reference's ending at `referenceEnd` (64 frames,
-  /// or as many as there are).
+  /// How many frames of audio end at `recordedEnd`, back to a pause (8 silent frames), at most `limit`.
+  private func audibleRun(endingAt recordedEnd: Int, limit: Int) -> Int {
+    var run = 0
+    var silent = 0
+    while run < min(limit, recordedEnd) {
+      silent = abs(recorded[recordedEnd - run - 1]) <= Self.silence ? silent + 1 : 0
+      run += 1
+      if silent == 8 { return run - 8 }
+    }
+    return run
+  }
+
+  /// Whether the recorded audio ending at `recordedEnd` (64 frames, or back to a pause) is the reference's
+  /// ending at `referenceEnd`.
   private func continues(recordedEnd: Int, referenceEnd: Int, gain: Float) -> Bool {
-    let length = min(64, recordedEnd, referenceEnd)
+    let length = min(audibleRun(endingAt: recordedEnd, limit: 64), referenceEnd)
     return length > 0 && fits(recordedEnd - length, referenceEnd - length, length, gain: gain)
   }
 
-  /// The gain under which the 128 recorded frames ending at `recordedEnd` are the reference's ending at
-  /// `referenceEnd`, when one does.
+  /// The gain under which the recorded audio ending at `recordedEnd` (128 frames, or back to a pause, at least
+  /// 4) is the reference's ending at `referenceEnd`, when one does.
   private func gainHolding(recordedEnd: Int, referenceEnd: Int) -> Float? {
-    let length = min(128, recordedEnd, referenceEnd)
-    guard length >= 32 else { return nil }
+    let length = min(audibleRun(endingAt: recordedEnd, limit: 128), referenceEnd)
+    guard length >= 4 else { return nil }
     var dot: Float = 0
     var energy: Float = 0
     for index in 0..<length {
@@ -137,7 +157,7 @@ public struct HeardAudio: Sendable {
       dot += recorded[recordedEnd - length + index] * track
       energy += track * track
     }
-    guard energy > 1e-3 else { return nil }
+    guard energy > 1e-4 else { return nil }
     let gain = dot / energy
     guard gain > 0.001, continues(recordedEnd: recordedEnd, referenceEnd: referenceEnd, gain: gain) else { return nil }
     return gain
@@ -145,10 +165,12 @@ public struct HeardAudio: Sendable {
 
   /// Where in the reference the 256 recorded frames ending at `recordedEnd` are, within a second of `near`: the
   /// track position the sink played just before the trail's start.
-  private func locateBefore(recordedEnd: Int, near: Int) -> Int? {
+  private func locateBefore(recordedEnd end: Int, near: Int) -> Int? {
+    // Past a pause: the audio before the silence.
+    guard let last = recorded[..<end].lastIndex(where: { abs($0) > Self.silence }) else { return nil }
+    let recordedEnd = last + 1
     let length = min(256, recordedEnd)
-    guard length >= 32, recorded[(recordedEnd - length)..<recordedEnd].contains(where: { abs($0) > Self.silence })
-    else { return nil }
+    guard length >= 32 else { return nil }
     let low = max(0, near - 48_000)
     let high = min(reference.count - length, near + 48_000)
     guard low <= high else { return nil }

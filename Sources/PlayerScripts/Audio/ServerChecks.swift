@@ -50,23 +50,33 @@ final class ServerChecks: Sendable {
     return await probe.judge(check, from: from, state: controller.state)
   }
 
-  /// Why the state and the server disagree about splay's stream, when the rule is declared and they do.
+  /// Why the state and the server disagree about splay's stream, when the rule is declared and they still do
+  /// ``settling`` seconds after the line: a server's own report may follow its acknowledgement a moment later
+  /// (PipeWire's still says a stream is uncorked just after it acknowledged the cork).
   func streamMismatch(controller: PlayerController, since began: ContinuousClock.Instant) async -> String? {
     guard matchesServer, let probe else { return nil }
-    // A state published while the server was read is read against again.
-    for _ in 0..<3 {
+    let deadline = ContinuousClock.now + .milliseconds(Int(Self.settling * 1000))
+    while true {
       let state = controller.state
       let reading = await probe.stream()
+      // A state published while the server was read is read against again.
       guard state.revision == controller.state.revision else { continue }
-      let at = formatSeconds((ContinuousClock.now - began).seconds)
+      var mismatch: String?
       switch reading {
-      case .failure(let failure): return "state-matches-server: cannot read the server (\(failure.reason)), at \(at) s"
-      case .success(let stream):
-        return ServerStreamMatch.mismatch(state, stream).map { "state-matches-server: \($0), at \(at) s" }
+      case .failure(let failure): mismatch = "cannot read the server (\(failure.reason))"
+      case .success(let stream): mismatch = ServerStreamMatch.mismatch(state, stream)
       }
+      guard let mismatch else { return nil }
+      if ContinuousClock.now >= deadline {
+        let at = formatSeconds((ContinuousClock.now - began).seconds)
+        return "state-matches-server: \(mismatch), at \(at) s"
+      }
+      try? await Task.sleep(for: .milliseconds(10))
     }
-    return nil
   }
+
+  /// How long the server may take to report what it acknowledged, in seconds.
+  static let settling = 0.2
 
   private static let noServer = "the simulated output has no server to read"
 }

@@ -1,0 +1,133 @@
+import Foundation
+import PlayerCore
+import PlayerScripts
+import Testing
+
+/// `expect audio playing`'s judge on recordings built from a known track: a true run is heard from its start,
+/// and a seek 10 ms off, a dropout of 5 ms, audio played twice, a track that is not the one the state names
+/// are each found and named.
+@Suite struct HeardAudioTests {
+  static let rate = 44_100
+  /// Two seconds of noise: every stretch of it is found in one place only.
+  static let track: [Float] = {
+    var seed: UInt32 = 12_345
+    return (0..<(2 * rate)).map { _ in
+      seed = seed &* 1_664_525 &+ 1_013_904_223
+      return Float(Int(seed >> 8) % 20_000 - 10_000) / 20_000
+    }
+  }()
+
+  private func trail(_ recorded: [Float], gain: Float = 1, estimate: Int) -> HeardAudio.Trail {
+    HeardAudio(recorded: recorded, reference: Self.track, referenceStart: 0, gain: gain, estimate: estimate).trail()
+  }
+
+  private func silence(_ frames: Int) -> [Float] { [Float](repeating: 0, count: frames) }
+
+  private func part(_ range: Range<Int>, gain: Float = 1) -> [Float] { Self.track[range].map { $0 * gain } }
+
+  @Test func audioPlayedFromTheStartIsHeardFromTheStart() {
+    let heard = trail(silence(1_000) + part(0..<44_100), estimate: 44_100)
+    #expect(heard == .heard(start: 0, end: 44_100, before: nil, silenceBefore: 0, reachedRecordingStart: false))
+    guard case .heard(let text) = heard.verdict(from: 0, tolerance: 0.001, rate: Self.rate) else {
+      Issue.record("\(heard)")
+      return
+    }
+    #expect(text.contains("sample for sample"))
+  }
+
+  @Test func aSeekThatLands10MillisecondsOffIsFound() {
+    // Seeking to 1 s, the player went on from 1.010 s.
+    let heard = trail(part(0..<20_000) + part(44_541..<60_000), estimate: 60_000)
+    #expect(heard == .heard(start: 44_541, end: 60_000, before: 20_000, silenceBefore: 0, reachedRecordingStart: false))
+    let verdict = heard.verdict(from: 1, tolerance: 0.001, rate: Self.rate)
+    guard case .wrong(let text) = verdict else {
+      Issue.record("\(verdict)")
+      return
+    }
+    #expect(text.contains("not from 1 s (+10.0 ms)"), "\(text)")
+  }
+
+  @Test func aDropoutOf5MillisecondsIsFoundAndMeasured() {
+    let heard = trail(silence(500) + part(0..<30_000) + part(30_220..<60_000), estimate: 60_000)
+    #expect(heard == .heard(start: 30_220, end: 60_000, before: 30_000, silenceBefore: 0, reachedRecordingStart: false))
+    let verdict = heard.verdict(from: 0, tolerance: 0.001, rate: Self.rate)
+    guard case .wrong(let text) = verdict else {
+      Issue.record("\(verdict)")
+      return
+    }
+    #expect(text.contains("skipping 5.0 ms"), "\(text)")
+  }
+
+  @Test func audioPlayedTwiceIsFound() {
+    let heard = trail(part(0..<30_000) + part(29_000..<50_000), estimate: 50_000)
+    let verdict = heard.verdict(from: 0, tolerance: 0.001, rate: Self.rate)
+    guard case .wrong(let text) = verdict else {
+      Issue.record("\(verdict)")
+      return
+    }
+    #expect(text.contains("going back 22.7 ms"), "\(text)")
+  }
+
+  @Test func aPauseThatResumesWhereItStoppedKeepsTheTrail() {
+    let heard = trail(silence(200) + part(0..<30_000) + silence(5_000) + part(30_000..<50_000), estimate: 50_000)
+    #expect(heard == .heard(start: 0, end: 50_000, before: nil, silenceBefore: 0, reachedRecordingStart: false))
+  }
+
+  @Test func aPauseThatResumesElsewhereEndsTheTrail() {
+    let heard = trail(silence(200) + part(0..<30_000) + silence(5_000) + part(30_441..<50_000), estimate: 50_000)
+    #expect(
+      heard == .heard(start: 30_441, end: 50_000, before: 30_000, silenceBefore: 5_000, reachedRecordingStart: false))
+  }
+
+  @Test func silenceInPlaceOfTheTrackIsNamed() {
+    // A mute, or a player that wrote silence for 5 ms while its clock went on.
+    let heard = trail(silence(200) + part(0..<30_000) + silence(220) + part(30_220..<50_000), estimate: 50_000)
+    #expect(
+      heard == .heard(start: 30_220, end: 50_000, before: 30_000, silenceBefore: 220, reachedRecordingStart: false))
+    guard case .wrong(let text) = heard.verdict(from: 0, tolerance: 0.001, rate: Self.rate) else {
+      Issue.record("\(heard)")
+      return
+    }
+    #expect(text.contains("then 5.0 ms of silence in place of the track"), "\(text)")
+  }
+
+  @Test func aVolumeChangeKeepsTheTrail() {
+    let heard = trail(
+      silence(200) + part(0..<30_000) + part(30_000..<50_000, gain: 0.125), gain: 0.125, estimate: 50_000)
+    #expect(heard == .heard(start: 0, end: 50_000, before: nil, silenceBefore: 0, reachedRecordingStart: false))
+  }
+
+  @Test func aVolumeChangedRightAtAResumeKeepsTheTrail() {
+    let recorded =
+      silence(200) + part(0..<30_000) + silence(5_000) + part(30_000..<30_010) + part(30_010..<50_000, gain: 0.2)
+    #expect(
+      trail(recorded, gain: 0.2, estimate: 50_000)
+        == .heard(start: 0, end: 50_000, before: nil, silenceBefore: 0, reachedRecordingStart: false))
+    let atOnce = silence(200) + part(0..<30_000) + silence(5_000) + part(30_000..<50_000, gain: 0.2)
+    #expect(
+      trail(atOnce, gain: 0.2, estimate: 50_000)
+        == .heard(start: 0, end: 50_000, before: nil, silenceBefore: 0, reachedRecordingStart: false))
+  }
+
+  @Test func aQuietTrackAtALowGainIsLocatedWhereItMatchesBest() {
+    // A 100 Hz tone at 12.5 %: neighbouring frames differ by less than an s16 step's worth of tolerance.
+    let tone: [Float] = (0..<88_200).map { frame in
+      let phase = 2 * Double.pi * 100 * Double(frame) / 44_100
+      return Float(sin(phase) * 0.5)
+    }
+    let recorded = tone[10_000..<30_000].map { $0 * 0.125 }
+    let heard = HeardAudio(recorded: Array(recorded), reference: tone, referenceStart: 0, gain: 0.125, estimate: 29_990)
+      .trail()
+    guard case .heard(_, let end, _, _, _) = heard else {
+      Issue.record("\(heard)")
+      return
+    }
+    #expect(end == 30_000)
+  }
+
+  @Test func silenceIsNothingHeardAndOtherAudioIsNotTheTrack() {
+    #expect(trail(silence(10_000), estimate: 0) == .nothingHeard)
+    let other = (0..<10_000).map { Float(($0 * 7_919) % 1_000) / 2_000 - 0.25 }
+    #expect(trail(other, estimate: 10_000) == .notFound)
+  }
+}
