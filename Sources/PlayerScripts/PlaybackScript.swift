@@ -19,12 +19,21 @@ public struct PlaybackScript: Equatable, Sendable {
     public var action: ScriptAction
     /// The line as written, without its comment (for reports).
     public var text: String
+    /// The included script the line is in (`include FILE`), or nil for the script run.
+    public var file: String?
 
-    /// A step of line `line` that does `action`, written as `text`.
-    public init(line: Int, action: ScriptAction, text: String = "") {
+    /// A step of line `line` that does `action`, written as `text`, in the included script `file` (nil: the
+    /// script run).
+    public init(line: Int, action: ScriptAction, text: String = "", file: String? = nil) {
       self.line = line
       self.action = action
       self.text = text
+      self.file = file
+    }
+
+    /// `FILE:LINE`, the file being `script`'s name unless the line is in an included script.
+    public func place(in script: PlaybackScript) -> String {
+      "\(file ?? script.name):\(line)"
     }
   }
 
@@ -126,10 +135,22 @@ extension PlaybackScript {
   /// The script with relative paths in `load` and `enqueue` taken from `directory` (the script's own folder),
   /// so that a script runs the same from anywhere.
   public func resolvingPaths(relativeTo directory: String) -> PlaybackScript {
+    var copy = self
+    copy.steps = steps.map { step in
+      // An included script's paths were taken from its own folder when it was included.
+      guard step.file == nil else { return step }
+      return step.resolvingPaths(relativeTo: directory)
+    }
+    return copy
+  }
+}
+
+extension PlaybackScript.Step {
+  /// The step with relative paths in `load` and `enqueue` taken from `directory`.
+  func resolvingPaths(relativeTo directory: String) -> PlaybackScript.Step {
     func resolve(_ path: String) -> String {
       path.hasPrefix("/") || directory.isEmpty || StreamURL.isStream(path) ? path : directory + "/" + path
     }
-    var copy = self
     func resolve(_ command: PlayerCommand) -> PlayerCommand {
       switch command {
       case .load(let paths): .load(paths.map(resolve))
@@ -137,15 +158,12 @@ extension PlaybackScript {
       default: command
       }
     }
-    copy.steps = steps.map { step in
-      var step = step
-      switch step.action {
-      case .command(let command): step.action = .command(resolve(command))
-      case .at(let point, let command): step.action = .at(point, resolve(command))
-      default: break
-      }
-      return step
+    var step = self
+    switch action {
+    case .command(let command): step.action = .command(resolve(command))
+    case .at(let point, let command): step.action = .at(point, resolve(command))
+    default: break
     }
-    return copy
+    return step
   }
 }

@@ -14,6 +14,11 @@ struct ScriptBuilder {
   private var blocks: [(count: Int, start: Int, line: Int)] = []
   private var expectedFailure: PlaybackScript.ExpectedFailure?
   private var invariants: [ScriptInvariant] = []
+  /// The included script whose lines are being taken (nil: the script run), and how many `repeat` blocks
+  /// were open when it was included: it may not close those.
+  private var including: (file: String?, blocksOpen: Int) = (nil, 0)
+  /// The path an `include` line just named, with its column, for the parser to read.
+  private var pendingInclude: (path: String, column: Int)?
 
   /// A builder whose words see `variables` defined.
   init(variables: ScriptVariables) {
@@ -46,8 +51,13 @@ struct ScriptBuilder {
           message: "expected a count from 1 to \(Self.maximumRepeat), found '\(tokens[1].text.prefix(40))'")
       }
       blocks.append((count, steps.count, line))
+    case "include":
+      guard tokens.count == 2 else {
+        throw CommandParseError(column: first.column, message: "expected 'include FILE'")
+      }
+      pendingInclude = (tokens[1].text, tokens[1].column)
     case "}":
-      guard tokens.count == 1, let block = blocks.popLast() else {
+      guard tokens.count == 1, blocks.count > including.blocksOpen, let block = blocks.popLast() else {
         throw CommandParseError(column: first.column, message: "'}' closes no 'repeat N {'")
       }
       let body = Array(steps[block.start...])
@@ -67,6 +77,9 @@ struct ScriptBuilder {
       }
       if !invariants.contains(invariant) { invariants.append(invariant) }
     case "expect-failure":
+      guard including.file == nil else {
+        throw CommandParseError(column: first.column, message: "expect-failure belongs in the script that is run")
+      }
       guard expectedFailure == nil else {
         throw CommandParseError(column: first.column, message: "a script has one expect-failure at most")
       }
@@ -79,8 +92,37 @@ struct ScriptBuilder {
       guard steps.count < Self.maximumSteps else {
         throw CommandParseError(column: 0, message: "the script has more than \(Self.maximumSteps) steps")
       }
-      steps.append(PlaybackScript.Step(line: line, action: try ScriptParser.parseAction(tokens), text: text))
+      steps.append(
+        PlaybackScript.Step(
+          line: line, action: try ScriptParser.parseAction(tokens), text: text, file: including.file))
     }
+  }
+
+  /// The path the last line named with `include`, once: the parser reads that script's lines next.
+  mutating func takeInclude() -> (path: String, column: Int)? {
+    defer { pendingInclude = nil }
+    return pendingInclude
+  }
+
+  /// The lines of the included script `file` come next; returns what to hand back to ``endInclude(_:name:)``.
+  mutating func beginInclude(_ file: String) -> (file: String?, blocksOpen: Int) {
+    defer { including = (file, blocks.count) }
+    return including
+  }
+
+  /// The included script `name` ended: a `repeat` block it left open is an error at its line; its steps from
+  /// `firstStep` on take the paths they name from `directory`.
+  mutating func endInclude(
+    _ outer: (file: String?, blocksOpen: Int), name: String, firstStep: Int, directory: String
+  ) throws(ScriptParser.Failure) {
+    if blocks.count > including.blocksOpen, let open = blocks.last {
+      throw ScriptParser.Failure(
+        script: name, line: open.line, error: CommandParseError(column: 0, message: "'repeat' has no closing '}'"))
+    }
+    for index in firstStep..<steps.count where steps[index].file == name {
+      steps[index] = steps[index].resolvingPaths(relativeTo: directory)
+    }
+    including = outer
   }
 
   /// The script, once every line was taken; a `repeat` block left open is an error at its line.

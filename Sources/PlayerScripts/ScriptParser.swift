@@ -33,11 +33,24 @@ public enum ScriptParser {
     }
   }
 
-  /// Parses a whole script, whose words see `variables` defined (besides its own `let` lines).
+  /// Parses a whole script, whose words see `variables` defined (besides its own `let` lines). `include FILE`
+  /// lines read from `source`, FILE taken from `directory` (the script's folder); without a source they are
+  /// an error.
   public static func parse(
-    _ text: String, name: String, variables: ScriptVariables = ScriptVariables()
+    _ text: String, name: String, variables: ScriptVariables = ScriptVariables(), source: ScriptSource? = nil,
+    directory: String = ""
   ) throws(Failure) -> PlaybackScript {
     var builder = ScriptBuilder(variables: variables)
+    try parseLines(text, name: name, directory: directory, source: source, chain: [name], into: &builder)
+    return try builder.finish(name: name)
+  }
+
+  /// Takes the lines of `text` (the script `name`, in `directory`) into `builder`, reading what they include;
+  /// `chain` is the scripts that include this one, and itself.
+  private static func parseLines(
+    _ text: String, name: String, directory: String, source: ScriptSource?, chain: [String],
+    into builder: inout ScriptBuilder
+  ) throws(Failure) {
     var lineNumber = 0
     // Split on the newline byte, not on Characters: "\r\n" is one Character, so a Windows-edited script split
     // on "\n" was one long line that failed on its first "\r".
@@ -63,8 +76,29 @@ public enum ScriptParser {
       } catch {
         throw Failure(script: name, line: lineNumber, error: error)
       }
+      guard let include = builder.takeInclude() else { continue }
+      func failure(_ message: String) -> Failure {
+        Failure(script: name, line: lineNumber, error: CommandParseError(column: include.column, message: message))
+      }
+      guard let source else { throw failure("include reads files: run the script from a file") }
+      guard chain.count < ScriptSource.maximumDepth else {
+        throw failure("includes nest deeper than \(ScriptSource.maximumDepth) scripts")
+      }
+      let included: ScriptSource.Included
+      switch source.include(include.path, from: directory) {
+      case .success(let read): included = read
+      case .failure(let error): throw failure("cannot include \(include.path) (\(error.reason))")
+      }
+      guard !chain.contains(included.name) else {
+        throw failure("include goes round: \((chain + [included.name]).joined(separator: " -> "))")
+      }
+      let outer = builder.beginInclude(included.name)
+      let firstStep = builder.steps.count
+      try parseLines(
+        included.text, name: included.name, directory: included.directory, source: source,
+        chain: chain + [included.name], into: &builder)
+      try builder.endInclude(outer, name: included.name, firstStep: firstStep, directory: included.directory)
     }
-    return try builder.finish(name: name)
   }
 
   /// The step that one line's words (`tokens`, not empty) say.
@@ -85,7 +119,9 @@ public enum ScriptParser {
           try CommandParser.parse(name: first.text, nameColumn: first.column, arguments: Array(tokens.dropFirst())))
       } catch  where error.column == first.column && error.message.hasPrefix("unknown command") {
         // A script has words of its own besides the command vocabulary: the list a typo gets names them too.
-        let names = (CommandParser.commandNames + ["wait", "expect", "at", "on", "let", "check", "expect-failure"])
+        let names =
+          (CommandParser.commandNames
+          + ["wait", "expect", "at", "on", "let", "check", "expect-failure", "include"])
           .joined(separator: ", ")
         throw CommandParseError(
           column: first.column, message: "unknown command '\(first.text.prefix(40))' (expected one of: \(names))")

@@ -45,7 +45,7 @@ public struct ScriptReport: Sendable {
     var text = ""
     if let stop = outcomes.last(where: { $0.failure != nil }) {
       text = script.steps.dropFirst(outcomes.count).enumerated().map { offset, step in
-        "ok \(outcomes.count + offset + 1) - \(Self.tapName(step)) # SKIP not run: line \(stop.step.line) failed\n"
+        "ok \(outcomes.count + offset + 1) - \(Self.tapName(step)) # SKIP not run: \(Self.lineName(stop.step)) failed\n"
       }.joined()
     }
     var count = script.steps.count
@@ -78,7 +78,7 @@ public struct ScriptReport: Sendable {
     for (index, step) in script.steps.enumerated() {
       let name = "name=\"\(ReportText.xmlEscaped(Self.caseName(step)))\" classname=\"\(suite)\""
       guard index < outcomes.count else {
-        let reason = stop.map { "not run: line \($0.step.line) failed" } ?? "not run"
+        let reason = stop.map { "not run: \(Self.lineName($0.step)) failed" } ?? "not run"
         xml += "    <testcase \(name) time=\"0\"><skipped message=\"\(ReportText.xmlEscaped(reason))\"/></testcase>\n"
         continue
       }
@@ -93,7 +93,7 @@ public struct ScriptReport: Sendable {
         xml += "    <testcase \(name) time=\"\(seconds(outcome.seconds))\"/>\n"
         continue
       }
-      let message = ReportText.xmlEscaped("\(script.name):\(step.line): \(failure)")
+      let message = ReportText.xmlEscaped("\(step.place(in: script)): \(failure)")
       if let known = script.expectedFailure, known.matches(failure) {
         let reason = ReportText.xmlEscaped("known failure (expect-failure, line \(known.line)): \(failure)")
         xml +=
@@ -116,7 +116,12 @@ public struct ScriptReport: Sendable {
 
   /// `LINE: TEXT`, the line as written.
   static func caseName(_ step: PlaybackScript.Step) -> String {
-    "\(step.line): \(step.text.isEmpty ? "(line \(step.line))" : step.text)"
+    "\(step.file.map { "\($0):" } ?? "")\(step.line): \(step.text.isEmpty ? "(line \(step.line))" : step.text)"
+  }
+
+  /// `line N`, or `FILE:N` for a line of an included script.
+  private static func lineName(_ step: PlaybackScript.Step) -> String {
+    step.file.map { "\($0):\(step.line)" } ?? "line \(step.line)"
   }
 
   /// The case name in a TAP line, where `#` would start a directive.

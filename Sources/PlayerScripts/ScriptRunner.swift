@@ -88,7 +88,7 @@ public struct ScriptRunner: Sendable {
       var message: String?
       var notJudged: String?
       if case .expect(.audio(let check)) = step.action {
-        let said = "\(script.name):\(step.line): \(step.text)"
+        let said = "\(step.place(in: script)): \(step.text)"
         switch await server.judge(check, controller: controller) {
         case .heard(let what): onNote("\(said): \(what)")
         case .wrong(let what): message = "expect audio: \(what)"
@@ -114,7 +114,7 @@ public struct ScriptRunner: Sendable {
         ScriptStepOutcome(step: step, failure: message, seconds: taken.seconds, state: state, notJudged: notJudged))
       if let message {
         await server.end()
-        return Failure(script: script.name, line: step.line, message: message)
+        return Failure(script: step.file ?? script.name, line: step.line, message: message)
       }
     }
     await server.end()
@@ -128,22 +128,22 @@ public struct ScriptRunner: Sendable {
   ) async -> String? {
     switch step.action {
     case .command(let named):
-      lastError = await send(named, script: script, line: step.line)
+      lastError = await send(named, place: step.place(in: script), line: step.line)
       if let failed = lastError, !expectsError {
         return "\(named) failed: \(failed.error.code): \(failed.error.message)"
       }
     case .at(let point, let named):
       let said = point.isPosition ? "at \(point)" : "on \(point)"
-      if case .failure(let unreached) = await reach(point, said: said, script: script, line: step.line) {
+      if case .failure(let unreached) = await reach(point, said: said, place: step.place(in: script)) {
         return "\(said): \(unreached.message)"
       }
-      lastError = await send(named, script: script, line: step.line)
+      lastError = await send(named, place: step.place(in: script), line: step.line)
       if let failed = lastError, !expectsError {
         return "\(said): \(named) failed: \(failed.error.code): \(failed.error.message)"
       }
     case .waitFor(let point):
       let said = point.isPosition ? "wait until position >= \(point)" : "wait until \(point)"
-      if case .failure(let unreached) = await reach(point, said: said, script: script, line: step.line) {
+      if case .failure(let unreached) = await reach(point, said: said, place: step.place(in: script)) {
         return "\(said): \(unreached.message)"
       }
     case .expectError(let code):
@@ -167,11 +167,11 @@ public struct ScriptRunner: Sendable {
   }
 
   /// Sends a command, its folders and playlists expanded, and waits for it; returns its error, if any.
-  private func send(_ named: PlayerCommand, script: PlaybackScript, line: Int) async -> (
+  private func send(_ named: PlayerCommand, place: String, line: Int) async -> (
     line: Int, error: PlayerError
   )? {
     let expanded = expander.expand(named)
-    for entry in expanded.skipped { onSkipped("\(script.name):\(line): \(entry.message)") }
+    for entry in expanded.skipped { onSkipped("\(place): \(entry.message)") }
     let outcome: Outcome<PlayerState, PlayerError>
     switch expanded.command {
     case .success(let command): outcome = await timeline.settle(controller.send(command), controller: controller)
@@ -192,14 +192,14 @@ public struct ScriptRunner: Sendable {
 
   /// Waits for `point` (`said` as the script says it); a position says how late the confirmed position was
   /// when it got there.
-  private func reach(_ point: TriggerPoint, said: String, script: PlaybackScript, line: Int) async -> Result<
+  private func reach(_ point: TriggerPoint, said: String, place: String) async -> Result<
     PlayerState, TriggerWatch.Unreached
   > {
     let reached = await TriggerWatch(controller: controller, timeline: timeline).reach(point)
     if point.isPosition, case .success(let state) = reached, let goal = TriggerWatch.goal(of: point, in: state) {
       let late = (max(0, state.position.seconds - goal) * 10_000).rounded() / 10
       onNote(
-        "\(script.name):\(line): \(said): confirmed \(formatSeconds(state.position.seconds)) s, \(late) ms late")
+        "\(place): \(said): confirmed \(formatSeconds(state.position.seconds)) s, \(late) ms late")
     }
     return reached
   }

@@ -69,7 +69,8 @@ import Testing
   @Test func aScriptTypoListsWaitAndExpectToo() throws {
     let result = try Splay.run(["run", "--output", "simulated", "-"], stdin: "lod song.flac\n")
     #expect(result.status == 2)
-    #expect(result.stderr.contains("shuffle, wait, expect, at, on, let, check, expect-failure)"), "\(result.stderr)")
+    #expect(
+      result.stderr.contains("shuffle, wait, expect, at, on, let, check, expect-failure, include)"), "\(result.stderr)")
   }
 
   /// A URL splay cannot play is refused the same way on the command line as in a playlist; a playlist's `..` is

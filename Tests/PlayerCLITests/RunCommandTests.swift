@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 @Suite struct RunCommandTests {
-  static let examples = ["pause-resume", "seek", "seek-end", "queue", "volume", "errors", "triggers"]
+  static let examples = ["pause-resume", "seek", "seek-end", "queue", "volume", "errors", "triggers", "audio"]
 
   @Test(arguments: examples)
   func everyExampleScriptPassesOnTheSimulatedOutput(name: String) throws {
@@ -27,6 +27,33 @@ import Testing
     ])
     #expect(result.status == 1)
     #expect(result.stderr.contains("false-expectation.splay:6: expected state paused, confirmed playing"))
+  }
+
+  /// An included line that fails names its own file and line; the audio checks the simulated output cannot
+  /// judge say so on stderr and in the report, and are not passed.
+  @Test func includedLinesAndUnjudgedChecksAreNamed() throws {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("splay-include-\(getpid())").path
+    try FileManager.default.createDirectory(atPath: folder + "/lib", withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    try "load \(Splay.fixture("media/short-44k-stereo.flac"))\nplay\nexpect audio playing\nexpect state paused\n"
+      .write(toFile: folder + "/lib/start.splay", atomically: true, encoding: .utf8)
+    try "# a comment\ninclude lib/start.splay\nstop\n".write(
+      toFile: folder + "/t.splay", atomically: true, encoding: .utf8)
+    let result = try Splay.run(["run", "--output", "simulated", "--report", "tap", folder + "/t.splay"])
+    #expect(result.status == 1)
+    #expect(
+      result.stderr.contains("\(folder)/lib/start.splay:4: expected state paused, confirmed playing"),
+      "\(result.stderr)")
+    // With the report on stdout, the notes are its comments.
+    #expect(
+      result.stdout.contains(
+        "# \(folder)/lib/start.splay:3: expect audio playing: not judged: the simulated output has no server to read"),
+      "\(result.stdout)")
+    #expect(
+      result.stdout.contains("ok 3 - \(folder)/lib/start.splay:3: expect audio playing # SKIP not judged"),
+      "\(result.stdout)")
+    #expect(
+      result.stdout.contains("ok 5 - 3: stop # SKIP not run: \(folder)/lib/start.splay:4 failed"), "\(result.stdout)")
   }
 
   @Test func aScriptThatDoesNotParseExitsTwoBeforeAnythingPlays() throws {

@@ -108,6 +108,50 @@ import Testing
     #expect(try !ScriptParser.parse("play\nexpect state playing", name: "t").asksTheServer)
   }
 
+  /// `include FILE`: the included lines run in place, with the variables defined so far, paths taken from the
+  /// included script's folder; each error names the file and line it is in.
+  @Test func includesScriptsInPlace() throws {
+    let files = [
+      "lib/common.splay": "load a.flac\nplay\nexpect volume $V\ninclude deeper.splay",
+      "lib/deeper.splay": "pause",
+      "loop.splay": "include loop.splay",
+      "lib/failing.splay": "expect-failure",
+      "lib/closes.splay": "}",
+      "lib/opens.splay": "repeat 2 {\nplay",
+    ]
+    let source = ScriptSource { path, directory in
+      let joined = directory.isEmpty ? path : directory + "/" + path
+      guard let text = files[joined] else { return .failure(ScriptSourceFailure("no such file")) }
+      return .success(ScriptSource.Included(name: joined, directory: FileContents.directory(of: joined), text: text))
+    }
+    let script = try ScriptParser.parse(
+      "let V = 40\nrepeat 2 {\ninclude lib/common.splay\n}\nstop", name: "t.splay", source: source
+    )
+    .resolvingPaths(relativeTo: "/music")
+    #expect(script.steps.count == 9)
+    #expect(script.steps[0].action == .command(.load(["lib/a.flac"])))
+    #expect(script.steps[0].place(in: script) == "lib/common.splay:1")
+    #expect(script.steps[2].action == .expect(.volume(40)))
+    #expect(script.steps[3].place(in: script) == "lib/deeper.splay:1")
+    #expect(script.steps[8].place(in: script) == "t.splay:5")
+    func failure(_ text: String) -> String? {
+      do {
+        _ = try ScriptParser.parse(text, name: "t.splay", source: source)
+        return nil
+      } catch {
+        return error.description
+      }
+    }
+    #expect(failure("play\ninclude gone.splay") == "t.splay:2:9: cannot include gone.splay (no such file)")
+    #expect(failure("include loop.splay")?.hasSuffix("include goes round: t.splay -> loop.splay -> loop.splay") == true)
+    #expect(
+      failure("include lib/failing.splay") == "lib/failing.splay:1:1: expect-failure belongs in the script that is run")
+    #expect(failure("repeat 2 {\ninclude lib/closes.splay\n}") == "lib/closes.splay:1:1: '}' closes no 'repeat N {'")
+    #expect(failure("include lib/opens.splay") == "lib/opens.splay:1: 'repeat' has no closing '}'")
+    #expect(failure("include a b") == "t.splay:1:1: expected 'include FILE'")
+    #expect(throws: ScriptParser.Failure.self) { try ScriptParser.parse("include x.splay", name: "t.splay") }
+  }
+
   /// Triggers: `at` a position (or before the end) and `on` an event send a command; `wait until` takes a
   /// position or a track besides a state.
   @Test func parsesTriggers() throws {
@@ -184,7 +228,7 @@ import Testing
     } catch {
       #expect(
         error.description
-          == "crlf.splay:2:1: unknown command 'dance' (expected one of: load, enqueue, play, pause, toggle, stop, seek, volume, mute, next, previous, jump, repeat, shuffle, wait, expect, at, on, let, check, expect-failure)"
+          == "crlf.splay:2:1: unknown command 'dance' (expected one of: load, enqueue, play, pause, toggle, stop, seek, volume, mute, next, previous, jump, repeat, shuffle, wait, expect, at, on, let, check, expect-failure, include)"
       )
     }
   }

@@ -107,7 +107,9 @@ struct RunCommand: AsyncParsableCommand {
     let parsed: PlaybackScript
     do throws(ScriptParser.Failure) {
       let directory = script == "-" ? "" : FileContents.directory(of: script)
-      parsed = try ScriptParser.parse(text, name: name, variables: variables).resolvingPaths(relativeTo: directory)
+      parsed = try ScriptParser.parse(
+        text, name: name, variables: variables, source: .files, directory: directory
+      ).resolvingPaths(relativeTo: directory)
     } catch {
       throw CLIError(message: error.description, status: .usage)
     }
