@@ -63,7 +63,7 @@ extension PulseOutput {
     // Ready once the server has made it and its volume is known.
     session?.waiters.waitForReady { [self] result in
       guard case .success = result else { return ready(result) }
-      settleNewStreamVolumeLocked(s) { ready(.success(())) }
+      self.volume.settleNewStreamLocked(s, channels: info.channels) { ready(.success(())) }
     }
     pa_stream_set_state_callback(
       s,
@@ -88,11 +88,11 @@ extension PulseOutput {
     var attr = pulseAttributes(buffer.startAttributes, spec)
     // Without a volume the server chooses (its session manager may restore the one saved for splay).
     var cv = pa_cvolume()
-    pa_cvolume_set(&cv, UInt32(info.channels), Self.paVolume(volume ?? 100))
+    pa_cvolume_set(&cv, UInt32(info.channels), VolumeControl.paVolume(volume ?? 100))
     // No libpulse interpolation: the clock is computed from the timing updates (``streamClockLocked()``).
     let flags = pa_stream_flags_t(PA_STREAM_START_CORKED.rawValue | PA_STREAM_ADJUST_LATENCY.rawValue)
     let connected = withUnsafePointer(to: &cv) { levels in
-      pa_stream_connect_playback(s, configuration.sink, &attr, flags, self.volume.explicit == nil ? nil : levels, nil)
+      pa_stream_connect_playback(s, configuration.sink, &attr, flags, self.volume.isExplicit ? levels : nil, nil)
     }
     if connected < 0 {
       _ = session?.waiters.takeReady()

@@ -37,11 +37,11 @@ import Synchronization
 /// ``assertLocked(function:)`` checks it in debug builds. What belongs to one stream is a ``StreamSession``,
 /// held only while the stream exists.
 ///
-/// The connection is a part of its own (``PulseConnection``). The jobs live in files of their own: the stream
-/// (`+Stream`), start, pause, seek and stop (`+Transport`), the audio path (`+Feeding`), timing and position
-/// (`+Timing`), the server's buffer (`+Buffer`, carrying out ``BufferPolicy``), volume (`+Volume`, carrying out
-/// ``StreamVolume``), gapless (`+Gapless`, with ``GaplessBoundary``), the stream prepared before the first `open`
-/// (`+Prepare`, with ``PreparedStart``), and issuing operations (`+Requests`, with ``PulseRequests``).
+/// The connection (``PulseConnection``) and the volume (``VolumeControl``) are parts of their own. The other jobs
+/// live in files of their own: the stream (`+Stream`), start, pause, seek and stop (`+Transport`), the audio path
+/// (`+Feeding`), timing and position (`+Timing`), the server's buffer (`+Buffer`, carrying out ``BufferPolicy``),
+/// gapless (`+Gapless`, with ``GaplessBoundary``), the stream prepared before the first `open` (`+Prepare`, with
+/// ``PreparedStart``), and issuing operations (`+Requests`, with ``PulseRequests``).
 public final class PulseOutput: AudioOutput, @unchecked Sendable {
   /// Where to connect and how.
   public struct Configuration: Sendable, Equatable {
@@ -93,8 +93,8 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
   var session: StreamSession?
   /// The anchor, the frames written since and the confirmed position (see ``StreamClock``).
   var clock = StreamClock()
-  /// The stream's volume and mute flag, and the restore watch (see ``StreamVolume``).
-  var volume = StreamVolume()
+  /// The stream's volume and mute flag at the server, and the changes others make (see ``VolumeControl``).
+  let volume: VolumeControl
   /// The current stream's number, and the stream prepared for the first `open` (see ``StreamLineage``).
   var lineage = StreamLineage()
 
@@ -107,6 +107,7 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
     timers = MainloopTimers(mainloop: loop.pointer)
     connection = PulseConnection(
       loop: loop, server: configuration.server, timeout: configuration.connectTimeout)
+    volume = VolumeControl(connection: connection, requests: requests, delivery: delivery)
     locked { hookUpConnectionLocked() }
   }
 
@@ -135,6 +136,7 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
     timers = MainloopTimers(mainloop: loop.pointer)
     self.connection = PulseConnection(
       loop: loop, server: configuration.server, timeout: configuration.connectTimeout)
+    volume = VolumeControl(connection: self.connection, requests: requests, delivery: delivery)
     locked {
       hookUpConnectionLocked()
       self.connection.adopt(connection.context)
@@ -154,9 +156,13 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
   /// What the connection's state changes do to the output (lock held). The hooks hold the output weakly: the
   /// connection is the output's.
   private func hookUpConnectionLocked() {
+    volume.currentStream = { [weak self] in
+      guard let session = self?.session, pa_stream_get_state(session.stream) == PA_STREAM_READY else { return nil }
+      return (session.stream, session.ring.channels)
+    }
     connection.hooks = PulseConnection.Hooks(
       ready: { [weak self] context in
-        self?.subscribeToVolumeChangesLocked(context)
+        self?.volume.subscribeLocked(context)
         self?.identifyServerLocked(context)
       },
       lost: { [weak self] error in
@@ -241,26 +247,21 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
 
   /// Sets the stream's volume (PulseAudio's cubic scale, as `pactl` percentages).
   public func setVolume(_ percent: Int) -> Future<Int, PlayerError> {
-    let level = min(max(percent, 0), 100)
     let (future, resolver) = Future<Int, PlayerError>.pending()
-    locked {
-      guard connection.context != nil, connection.isReady, let stream = session?.stream,
-        pa_stream_get_state(stream) == PA_STREAM_READY
-      else {
-        // No stream: the level is applied when the next stream is created, with that stream's acknowledgement.
-        volume.requestedWithoutStream(level)
-        handOff { resolver.resolve(level) }
-        return
-      }
-      applyVolumeLocked(level, to: stream, explicit: true) { [self] result in
-        let outcome = result.map { level }
-        handOff {
-          // Set after the command gave up waiting: the level changed all the same, so it is an event.
-          if !resolver.settle(with: Outcome(outcome)), case .success = outcome { self.report(.volumeChanged(level)) }
-        }
-      }
-    }
+    locked { volume.setLocked(percent, resolver) }
     return future
+  }
+
+  /// Sets the stream's mute flag at the server; with no stream, takes it for the next one.
+  public func setMute(_ muted: Bool) -> Future<Bool, PlayerError> {
+    let (future, resolver) = Future<Bool, PlayerError>.pending()
+    locked { volume.setMuteLocked(muted, resolver) }
+    return future
+  }
+
+  /// The stream's volume and mute flag as last read from the server or acknowledged by it.
+  public var serverVolume: (level: Int, muted: Bool)? {
+    locked { session == nil ? nil : (volume.level, volume.muted) }
   }
 
   /// The server's index of the stream (its sink input) while one is open: what another connection reads it by.

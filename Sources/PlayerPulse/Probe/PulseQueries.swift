@@ -133,7 +133,7 @@ enum SinkInputQuery {
         if eol == 0, let info {
           var volume = info.pointee.volume
           answer.takeUnretainedValue().item = Input(
-            volume: PulseOutput.percent(pa_cvolume_avg(&volume)), muted: info.pointee.mute != 0,
+            volume: VolumeControl.percent(pa_cvolume_avg(&volume)), muted: info.pointee.mute != 0,
             corked: info.pointee.corked != 0, sink: info.pointee.sink)
           return
         }
