@@ -45,6 +45,12 @@ final class ThreadedMainloop: @unchecked Sendable {
   }
 
   /// Checks, in debug builds, that the caller holds the lock, through ``locked(_:)`` or as the loop thread.
+  /// Runs `body` with the lock held, taking it unless this is the mainloop thread (which holds it while it runs
+  /// callbacks): for a deinit, which runs wherever the last reference goes.
+  func lockedFromAnyThread(_ body: () -> Void) {
+    if isCurrentThread { body() } else { locked(body) }
+  }
+
   func assertLocked(function: StaticString) {
     assert(
       isCurrentThread || holder.map { pthread_equal($0, pthread_self()) != 0 } == true,

@@ -39,19 +39,19 @@ public final class PulseScriptProbe: ScriptServerProbe {
 
   /// Starts recording the sink's monitor.
   public func start() async {
-    let read = await probe.facts(sink: sink).settled
+    let read = await Self.answer(probe.facts(sink: sink))
     guard case .success(let facts) = read else {
-      var reason = "cancelled"
+      var reason = "no answer"
       if case .failure(let error) = read { reason = "\(error.code): \(error.message)" }
       return listening.withLock { $0.failure = "cannot read the server (\(reason))" }
     }
-    let tap = await probe.record(facts).settled
+    let tap = await Self.answer(probe.record(facts))
     listening.withLock { listening in
       listening.facts = facts
       switch tap {
       case .success(let tap): listening.tap = tap
       case .failure(let error): listening.failure = "cannot record \(facts.monitor) (\(error.message))"
-      case .cancelled: listening.failure = "cannot record \(facts.monitor)"
+      case .cancelled: listening.failure = "cannot record \(facts.monitor) (no answer)"
       }
     }
   }
@@ -68,7 +68,7 @@ public final class PulseScriptProbe: ScriptServerProbe {
   /// splay's sink input as the server reports it.
   public func stream() async -> Result<ServerStream?, ServerProbeFailure> {
     guard let index = output.sinkInputIndex else { return .success(nil) }
-    switch await probe.sinkInput(index).settled {
+    switch await Self.answer(probe.sinkInput(index)) {
     case .success(let input):
       return .success(
         input.map { ServerStream(volume: $0.volume, muted: $0.muted, corked: $0.corked, sink: $0.sink) })
@@ -85,10 +85,17 @@ public final class PulseScriptProbe: ScriptServerProbe {
       return .notJudged("the stream plays to \(device), the recording is of \(facts.sink)")
     }
     let fresh = await listen(to: tap)
+    if let stopped = tap.failure { return .notJudged(stopped) }
     let recorded = tap.recording
     switch check {
     case .silent:
-      // A sink with nothing to play may stop rendering (PipeWire suspends it): what arrived meanwhile is all.
+      guard fresh > 0 else {
+        // A sink with nothing to play may stop rendering (PipeWire suspends it), and its monitor with it.
+        guard case .success(true) = await Self.answer(probe.isSuspended(facts.sink)) else {
+          return .notJudged("the monitor of \(facts.sink) delivered nothing for \(formatSeconds(2 * Self.listen)) s")
+        }
+        return .heard("the sink was suspended")
+      }
       let window = recorded.suffix(min(fresh, Int(0.2 * Double(tap.rate))))
       let peak = window.reduce(Float(0)) { max($0, abs($1)) }
       guard peak > HeardAudio.silence else { return .heard("the sink was silent") }
@@ -96,12 +103,14 @@ public final class PulseScriptProbe: ScriptServerProbe {
       return .wrong("the sink played sound in the last 0.2 s (peak \(decibels) dBFS)")
     case .playing(let named, let tolerance):
       return await playing(
-        from: named ?? from, tolerance: tolerance, state: state, facts: facts, recorded: recorded)
+        from: named ?? from, tolerance: tolerance, state: state, facts: facts, recorded: recorded,
+        trimmed: tap.trimmed)
     }
   }
 
   private func playing(
-    from: Double, tolerance: Double, state: PlayerState, facts: PulseProbe.SinkFacts, recorded: [Float]
+    from: Double, tolerance: Double, state: PlayerState, facts: PulseProbe.SinkFacts, recorded: [Float],
+    trimmed: Bool
   ) async -> AudioVerdict {
     if facts.rewinds {
       return .notJudged(
@@ -117,20 +126,51 @@ public final class PulseScriptProbe: ScriptServerProbe {
     if state.muted { return .wrong("the stream is muted") }
     let now = Self.now()
     let estimate = state.position.estimated(at: now, limit: track.duration)
-    let start = max(0, min(from, estimate) - 2)
+    let rate = Double(track.sampleRate)
+    let start = max(0, min(from - tolerance, estimate) - 2)
     let end = min(track.duration, estimate + 2)
-    let reference: [Float]
+    let reference: (first: Int, samples: [Float])
     do throws(PlayerError) {
       reference = try Self.decode(track.path, with: decoders, from: start, to: end, rate: track.sampleRate)
     } catch {
       return .notJudged("cannot decode \(track.path) again (\(error.message))")
     }
     let gain = Float(pow(Double(state.volume) / 100, 3))
-    let referenceStart = Int((start * Double(track.sampleRate)).rounded())
-    let heard = HeardAudio(
-      recorded: recorded, reference: reference, referenceStart: referenceStart, gain: gain,
-      estimate: Int(estimate * Double(track.sampleRate)))
-    return heard.trail().verdict(from: from, tolerance: tolerance, rate: track.sampleRate)
+    let trail = HeardAudio(
+      recorded: recorded, reference: reference.samples, referenceStart: reference.first, gain: gain,
+      estimate: Int(estimate * rate)
+    ).trail()
+    guard case .heard(_, let heardTo, _, _, let reachedRecordingStart, _, let tail) = trail else {
+      return trail.verdict(from: from, tolerance: tolerance, rate: track.sampleRate)
+    }
+    // The audio heard last must be now's: a sink that stopped playing the track, or plays it elsewhere than
+    // the state says, fails whatever it played before.
+    if state.status == .playing, Double(tail) > Self.stale * rate {
+      return .wrong(
+        "the sink has not played the track for the last \(formatSeconds(Double(tail) / rate)) s, while the state "
+          + "says playing")
+    }
+    if abs(Double(heardTo) / rate - estimate) > Self.drift {
+      return .wrong(
+        "the sink played the track up to \(formatSeconds(Double(heardTo) / rate)) s, the state says "
+          + "\(formatSeconds(estimate)) s")
+    }
+    let verdict = trail.verdict(from: from, tolerance: tolerance, rate: track.sampleRate)
+    if case .wrong = verdict, reachedRecordingStart, trimmed {
+      return .notJudged("the track played without a break for longer than the recording keeps")
+    }
+    return verdict
+  }
+
+  /// How long the sink may have played something else than the track while the state says playing, in seconds:
+  /// the monitor's last block may not be the track's yet.
+  static let stale = 0.05
+  /// How far the audio heard last may be from where the state says the track is, in seconds.
+  static let drift = 0.25
+
+  /// What `future` settled with, or a timeout after 2 s: a server that went mid-query never answers.
+  private static func answer<T: Sendable>(_ future: Future<T, PlayerError>) async -> Outcome<T, PlayerError> {
+    await future.timeout(.seconds(2), error: .timeout(command: "reading the server", seconds: 2)).settled
   }
 
   /// Waits until the monitor has delivered ``listen`` seconds more, or ``listen`` seconds passed twice over (a
@@ -145,15 +185,15 @@ public final class PulseScriptProbe: ScriptServerProbe {
     return tap.framesRecorded - start
   }
 
-  /// The first channel of `path` from `start` to `end` seconds, decoded as the player decodes it.
+  /// The first channel of `path` from `start` to `end` seconds, decoded as the player decodes it, and the frame
+  /// it begins at (where the decoder's seek landed).
   static func decode(
     _ path: String, with decoders: any AudioDecoderFactory, from start: Double, to end: Double, rate: Int
-  ) throws(PlayerError) -> [Float] {
+  ) throws(PlayerError) -> (first: Int, samples: [Float]) {
     let decoder = try decoders.open(path)
     let channels = max(1, decoder.info.channels)
-    let first = Int64((start * Double(rate)).rounded())
-    _ = try decoder.seek(toFrame: first)
-    var wanted = max(0, Int((end * Double(rate)).rounded()) - Int(first))
+    let first = Int(try decoder.seek(toFrame: Int64((start * Double(rate)).rounded())))
+    var wanted = max(0, Int((end * Double(rate)).rounded()) - first)
     var samples: [Float] = []
     samples.reserveCapacity(wanted)
     var buffer = [Float](repeating: 0, count: 4096 * channels)
@@ -166,7 +206,7 @@ public final class PulseScriptProbe: ScriptServerProbe {
       for frame in 0..<got { samples.append(buffer[frame * channels]) }
       wanted -= got
     }
-    return samples
+    return (first, samples)
   }
 
   static func now() -> UInt64 {

@@ -19,6 +19,7 @@ public final class MonitorTap: @unchecked Sendable {
   private var dropped = 0
   private var pending: [UInt8] = []
   private var connected: ((Result<Void, PlayerError>) -> Void)?
+  private var failed: String?
 
   init(probe: PulseProbe, rate: Int, channels: Int, keeping seconds: Double) {
     self.probe = probe
@@ -66,6 +67,7 @@ public final class MonitorTap: @unchecked Sendable {
     switch pa_stream_get_state(stream) {
     case PA_STREAM_READY: finishConnect(.success(()))
     case PA_STREAM_FAILED, PA_STREAM_TERMINATED:
+      failed = "the record stream of the sink's monitor ended"
       finishConnect(.failure(.outputFailed(operation: "record", detail: "the record stream failed")))
     default: break
     }
@@ -107,9 +109,16 @@ public final class MonitorTap: @unchecked Sendable {
   /// The first channel of what is kept, oldest first.
   public var recording: [Float] { loop.locked { samples } }
 
+  /// Whether frames were recorded that are no longer kept.
+  public var trimmed: Bool { loop.locked { dropped > 0 } }
+
+  /// Why the recording stopped, when it stopped (the server went, the sink was removed).
+  public var failure: String? { loop.locked { failed } }
+
   /// Stops recording.
   public func stop() {
-    loop.locked {
+    // A tap whose stream failed while connecting may go on the mainloop thread, with its last reference.
+    loop.lockedFromAnyThread {
       guard let stream else { return }
       pa_stream_set_state_callback(stream, nil, nil)
       pa_stream_set_read_callback(stream, nil, nil)

@@ -44,6 +44,10 @@ public final class PulseProbe: @unchecked Sendable {
   public init(server: String?, timeout: Double = 2) {
     loop = ThreadedMainloop()
     connection = PulseConnection(loop: loop, server: server, timeout: timeout)
+    loop.locked {
+      // A lost connection is let go: the next query connects again.
+      connection.hooks.lost = { [connection] error in connection.disconnect(error: error) }
+    }
   }
 
   deinit {
@@ -115,6 +119,13 @@ public final class PulseProbe: @unchecked Sendable {
               volume: input.volume, muted: input.muted, corked: input.corked, sink: sink?.name ?? "#\(input.sink)"))
         }
       }
+    }
+  }
+
+  /// Whether the sink `name` is suspended (plays nothing, and its monitor delivers nothing).
+  public func isSuspended(_ name: String) -> Future<Bool, PlayerError> {
+    withContext { context, resolver in
+      SinkQuery.run(context, name: name) { sink in resolver.resolve(sink?.suspended ?? false) }
     }
   }
 

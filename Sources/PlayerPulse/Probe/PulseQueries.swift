@@ -47,6 +47,7 @@ enum SinkQuery {
     var rate: Int
     var channels: Int
     var module: UInt32
+    var suspended: Bool
   }
 
   private typealias Callback =
@@ -60,7 +61,8 @@ enum SinkQuery {
       let sink = info.pointee
       answer.takeUnretainedValue().item = Sink(
         name: String(cString: sink.name), monitor: sink.monitor_source_name.map { String(cString: $0) } ?? "",
-        rate: Int(sink.sample_spec.rate), channels: Int(sink.sample_spec.channels), module: sink.owner_module)
+        rate: Int(sink.sample_spec.rate), channels: Int(sink.sample_spec.channels), module: sink.owner_module,
+        suspended: sink.state == PA_SINK_SUSPENDED)
       return
     }
     let done = answer.takeRetainedValue()

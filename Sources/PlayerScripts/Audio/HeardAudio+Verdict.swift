@@ -11,9 +11,15 @@ extension HeardAudio.Trail {
       return .wrong(
         "the sink played audio that is not the track's near where the state says it is (another program playing "
           + "to the sink mixes into it)")
-    case .heard(let start, let end, let before, let silenceBefore, let reachedRecordingStart):
+    case .heard(
+      let start, let end, let before, let silenceBefore, let reachedRecordingStart, let reachedReferenceStart, _):
       let offset = Double(start) / Double(rate) - from
       let heard = "the sink played the track from \(seconds(start)) s to \(seconds(end)) s without a break"
+      if reachedReferenceStart {
+        return .wrong(
+          "the sink played the track without a break from before \(seconds(start)) s to \(seconds(end)) s: not "
+            + "from \(formatSeconds(from)) s")
+      }
       if abs(offset) <= tolerance + 0.5 / Double(rate) {
         return .heard(heard + ", sample for sample (\(milliseconds(offset)) from \(formatSeconds(from)) s)")
       }

@@ -35,8 +35,12 @@ public struct HeardAudio: Sendable {
     /// The track was heard without a break from frame `start` to frame `end` (exclusive); `before` is the track
     /// frame the audio before the break was at, when it was the track's (a dropout or a wrong seek), and
     /// `silenceBefore` how many silent frames came between it and `start` (a mute, or a dropout to silence);
-    /// `reachedRecordingStart` says the trail ran into the start of the recording.
-    case heard(start: Int, end: Int, before: Int?, silenceBefore: Int, reachedRecordingStart: Bool)
+    /// `reachedRecordingStart` says the trail ran into the start of the recording, `reachedReferenceStart` into
+    /// the start of the reference (the track was heard from further back than it was decoded); `tail` is how
+    /// many recorded frames came after `end` that are not the track's (the sink stopped playing it).
+    case heard(
+      start: Int, end: Int, before: Int?, silenceBefore: Int, reachedRecordingStart: Bool,
+      reachedReferenceStart: Bool, tail: Int)
   }
 
   /// Creates a judge over `recorded`, against `reference` from track frame `referenceStart`.
@@ -53,7 +57,18 @@ public struct HeardAudio: Sendable {
     guard let last = recorded.lastIndex(where: { abs($0) > Self.silence }) else { return .nothingHeard }
     let length = min(Self.probeLength, last + 1)
     let probeStart = last + 1 - length
-    guard let found = locate(probeStart: probeStart, length: length) else { return .notFound }
+    guard reference.count >= length, let found = locate(probeStart: probeStart, length: length) else {
+      return .notFound
+    }
+    // Forward past the probe while the track goes on (a quiet passage of it is silence at the sink too).
+    var recordedEnd = probeStart + length
+    var referenceEnd = found + length
+    while recordedEnd < recorded.count, referenceEnd < reference.count,
+      matches(recorded[recordedEnd], reference[referenceEnd], gain: gain)
+    {
+      recordedEnd += 1
+      referenceEnd += 1
+    }
     var r = probeStart  // recorded index of the earliest frame matched so far
     var f = found  // reference index matching recorded[r]
     var gain = self.gain
@@ -84,12 +99,13 @@ public struct HeardAudio: Sendable {
       break
     }
     let start = referenceStart + f
-    let end = referenceStart + found + length
+    let end = referenceStart + referenceEnd
     var before: Int?
     if r > 0, f > 0 { before = locateBefore(recordedEnd: r, near: f).map { referenceStart + $0 } }
     let silent = recorded[..<r].lastIndex { abs($0) > Self.silence }.map { r - 1 - $0 } ?? r
     return .heard(
-      start: start, end: end, before: before, silenceBefore: before == nil ? 0 : silent, reachedRecordingStart: r == 0)
+      start: start, end: end, before: before, silenceBefore: before == nil ? 0 : silent, reachedRecordingStart: r == 0,
+      reachedReferenceStart: f == 0 && r > 0 && referenceStart > 0, tail: recorded.count - recordedEnd)
   }
 
   private func matches(_ heard: Float, _ track: Float, gain: Float) -> Bool {

@@ -59,8 +59,8 @@ final class ServerChecks: Sendable {
     while true {
       let state = controller.state
       let reading = await probe.stream()
-      // A state published while the server was read is read against again.
-      guard state.revision == controller.state.revision else { continue }
+      // A state published while the server was read is read against again, while there is time.
+      guard state.revision == controller.state.revision || ContinuousClock.now >= deadline else { continue }
       var mismatch: String?
       switch reading {
       case .failure(let failure): mismatch = "cannot read the server (\(failure.reason))"

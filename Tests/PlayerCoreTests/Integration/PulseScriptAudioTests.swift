@@ -115,6 +115,49 @@ struct PulseScriptAudioTests {
   }
 }
 
+extension PulseScriptAudioTests {
+  @Test func aPlayerThatGoesSilentWhileItSaysItPlaysIsCaught() async throws {
+    let silencing = FaultyDecoders { Silencing(inner: $0, after: $0.info.sampleRate / 2) }
+    let (failure, notes) = try await run("load $FILE\nplay\nwait 1.5\nexpect audio playing 0", decoders: silencing)
+    if PulseEnvironment.monitorRewinds != nil || PulseEnvironment.truthFile != nil {
+      #expect(failure == nil && notes.last?.contains("not judged") == true, "\(notes)")
+      return
+    }
+    let message = try #require(failure?.message, "the silence passed: \(notes)")
+    #expect(message.contains("the sink has not played the track for the last"), "\(message)")
+  }
+}
+
+/// A decoder that decodes silence from frame `after` on: a player whose audio stops while its clock goes on.
+private final class Silencing: AudioDecoder, @unchecked Sendable {
+  let inner: any AudioDecoder
+  let after: Int
+  private var position = 0
+
+  init(inner: any AudioDecoder, after: Int) {
+    self.inner = inner
+    self.after = after
+  }
+
+  var info: TrackInfo { inner.info }
+
+  func read(into buffer: UnsafeMutableBufferPointer<Float>, frames: Int) throws(PlayerError) -> Int {
+    let got = try inner.read(into: buffer, frames: frames)
+    let channels = max(1, info.channels)
+    for frame in 0..<got where position + frame >= after {
+      for channel in 0..<channels { buffer[frame * channels + channel] = 0 }
+    }
+    position += got
+    return got
+  }
+
+  func seek(toFrame frame: Int64) throws(PlayerError) -> Int64 {
+    let landed = try inner.seek(toFrame: frame)
+    position = Int(landed)
+    return landed
+  }
+}
+
 /// Opens tracks honestly, then hands each decoder to `wrap`: a player with a fault.
 private struct FaultyDecoders: AudioDecoderFactory {
   let wrap: @Sendable (any AudioDecoder) -> any AudioDecoder

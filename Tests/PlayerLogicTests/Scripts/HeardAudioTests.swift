@@ -27,7 +27,11 @@ import Testing
 
   @Test func audioPlayedFromTheStartIsHeardFromTheStart() {
     let heard = trail(silence(1_000) + part(0..<44_100), estimate: 44_100)
-    #expect(heard == .heard(start: 0, end: 44_100, before: nil, silenceBefore: 0, reachedRecordingStart: false))
+    #expect(
+      heard
+        == .heard(
+          start: 0, end: 44_100, before: nil, silenceBefore: 0, reachedRecordingStart: false,
+          reachedReferenceStart: false, tail: 0))
     guard case .heard(let text) = heard.verdict(from: 0, tolerance: 0.001, rate: Self.rate) else {
       Issue.record("\(heard)")
       return
@@ -38,7 +42,11 @@ import Testing
   @Test func aSeekThatLands10MillisecondsOffIsFound() {
     // Seeking to 1 s, the player went on from 1.010 s.
     let heard = trail(part(0..<20_000) + part(44_541..<60_000), estimate: 60_000)
-    #expect(heard == .heard(start: 44_541, end: 60_000, before: 20_000, silenceBefore: 0, reachedRecordingStart: false))
+    #expect(
+      heard
+        == .heard(
+          start: 44_541, end: 60_000, before: 20_000, silenceBefore: 0, reachedRecordingStart: false,
+          reachedReferenceStart: false, tail: 0))
     let verdict = heard.verdict(from: 1, tolerance: 0.001, rate: Self.rate)
     guard case .wrong(let text) = verdict else {
       Issue.record("\(verdict)")
@@ -49,7 +57,11 @@ import Testing
 
   @Test func aDropoutOf5MillisecondsIsFoundAndMeasured() {
     let heard = trail(silence(500) + part(0..<30_000) + part(30_220..<60_000), estimate: 60_000)
-    #expect(heard == .heard(start: 30_220, end: 60_000, before: 30_000, silenceBefore: 0, reachedRecordingStart: false))
+    #expect(
+      heard
+        == .heard(
+          start: 30_220, end: 60_000, before: 30_000, silenceBefore: 0, reachedRecordingStart: false,
+          reachedReferenceStart: false, tail: 0))
     let verdict = heard.verdict(from: 0, tolerance: 0.001, rate: Self.rate)
     guard case .wrong(let text) = verdict else {
       Issue.record("\(verdict)")
@@ -70,20 +82,30 @@ import Testing
 
   @Test func aPauseThatResumesWhereItStoppedKeepsTheTrail() {
     let heard = trail(silence(200) + part(0..<30_000) + silence(5_000) + part(30_000..<50_000), estimate: 50_000)
-    #expect(heard == .heard(start: 0, end: 50_000, before: nil, silenceBefore: 0, reachedRecordingStart: false))
+    #expect(
+      heard
+        == .heard(
+          start: 0, end: 50_000, before: nil, silenceBefore: 0, reachedRecordingStart: false,
+          reachedReferenceStart: false, tail: 0))
   }
 
   @Test func aPauseThatResumesElsewhereEndsTheTrail() {
     let heard = trail(silence(200) + part(0..<30_000) + silence(5_000) + part(30_441..<50_000), estimate: 50_000)
     #expect(
-      heard == .heard(start: 30_441, end: 50_000, before: 30_000, silenceBefore: 5_000, reachedRecordingStart: false))
+      heard
+        == .heard(
+          start: 30_441, end: 50_000, before: 30_000, silenceBefore: 5_000, reachedRecordingStart: false,
+          reachedReferenceStart: false, tail: 0))
   }
 
   @Test func silenceInPlaceOfTheTrackIsNamed() {
     // A mute, or a player that wrote silence for 5 ms while its clock went on.
     let heard = trail(silence(200) + part(0..<30_000) + silence(220) + part(30_220..<50_000), estimate: 50_000)
     #expect(
-      heard == .heard(start: 30_220, end: 50_000, before: 30_000, silenceBefore: 220, reachedRecordingStart: false))
+      heard
+        == .heard(
+          start: 30_220, end: 50_000, before: 30_000, silenceBefore: 220, reachedRecordingStart: false,
+          reachedReferenceStart: false, tail: 0))
     guard case .wrong(let text) = heard.verdict(from: 0, tolerance: 0.001, rate: Self.rate) else {
       Issue.record("\(heard)")
       return
@@ -94,7 +116,11 @@ import Testing
   @Test func aVolumeChangeKeepsTheTrail() {
     let heard = trail(
       silence(200) + part(0..<30_000) + part(30_000..<50_000, gain: 0.125), gain: 0.125, estimate: 50_000)
-    #expect(heard == .heard(start: 0, end: 50_000, before: nil, silenceBefore: 0, reachedRecordingStart: false))
+    #expect(
+      heard
+        == .heard(
+          start: 0, end: 50_000, before: nil, silenceBefore: 0, reachedRecordingStart: false,
+          reachedReferenceStart: false, tail: 0))
   }
 
   @Test func aVolumeChangedRightAtAResumeKeepsTheTrail() {
@@ -102,11 +128,15 @@ import Testing
       silence(200) + part(0..<30_000) + silence(5_000) + part(30_000..<30_010) + part(30_010..<50_000, gain: 0.2)
     #expect(
       trail(recorded, gain: 0.2, estimate: 50_000)
-        == .heard(start: 0, end: 50_000, before: nil, silenceBefore: 0, reachedRecordingStart: false))
+        == .heard(
+          start: 0, end: 50_000, before: nil, silenceBefore: 0, reachedRecordingStart: false,
+          reachedReferenceStart: false, tail: 0))
     let atOnce = silence(200) + part(0..<30_000) + silence(5_000) + part(30_000..<50_000, gain: 0.2)
     #expect(
       trail(atOnce, gain: 0.2, estimate: 50_000)
-        == .heard(start: 0, end: 50_000, before: nil, silenceBefore: 0, reachedRecordingStart: false))
+        == .heard(
+          start: 0, end: 50_000, before: nil, silenceBefore: 0, reachedRecordingStart: false,
+          reachedReferenceStart: false, tail: 0))
   }
 
   @Test func aQuietTrackAtALowGainIsLocatedWhereItMatchesBest() {
@@ -118,11 +148,57 @@ import Testing
     let recorded = tone[10_000..<30_000].map { $0 * 0.125 }
     let heard = HeardAudio(recorded: Array(recorded), reference: tone, referenceStart: 0, gain: 0.125, estimate: 29_990)
       .trail()
-    guard case .heard(_, let end, _, _, _) = heard else {
+    guard case .heard(_, let end, _, _, _, _, _) = heard else {
       Issue.record("\(heard)")
       return
     }
     #expect(end == 30_000)
+  }
+
+  @Test func whatTheSinkPlayedAfterTheTrackIsItsTail() {
+    // The track stopped at 0.5 s and the sink went on with other audio for 2,000 frames.
+    let other = (0..<2_000).map { Float(($0 * 7_919) % 1_000) / 2_000 - 0.25 }
+    let recorded = silence(100) + part(0..<22_050) + other
+    // The trail starts from the last audible frame: the other audio, which is not the track.
+    #expect(trail(recorded, estimate: 22_050) == .notFound)
+    // A quiet passage of the track is the track: the end goes on through it.
+    var quiet = Self.track
+    for index in 30_000..<31_000 { quiet[index] = 0 }
+    let heard = HeardAudio(
+      recorded: silence(100) + Array(quiet[0..<31_000]) + silence(500), reference: quiet, referenceStart: 0, gain: 1,
+      estimate: 31_000
+    ).trail()
+    #expect(
+      heard
+        == .heard(
+          start: 0, end: 31_000, before: nil, silenceBefore: 0, reachedRecordingStart: false,
+          reachedReferenceStart: false, tail: 500))
+  }
+
+  @Test func aTrailLongerThanTheReferenceIsNotTakenForItsStart() {
+    // The reference was decoded from 0.5 s; the sink played the track from 0.
+    let heard = HeardAudio(
+      recorded: silence(100) + part(0..<44_100), reference: part(22_050..<88_200), referenceStart: 22_050, gain: 1,
+      estimate: 44_100
+    ).trail()
+    #expect(
+      heard
+        == .heard(
+          start: 22_050, end: 44_100, before: nil, silenceBefore: 0, reachedRecordingStart: false,
+          reachedReferenceStart: true, tail: 0))
+    guard case .wrong(let text) = heard.verdict(from: 1.5, tolerance: 3, rate: Self.rate) else {
+      Issue.record("\(heard)")
+      return
+    }
+    #expect(text.contains("from before 0.5 s"), "\(text)")
+  }
+
+  @Test func aReferenceShorterThanTheProbeIsNotFound() {
+    let heard = HeardAudio(recorded: part(0..<5_000), reference: part(0..<100), referenceStart: 0, gain: 1, estimate: 0)
+    #expect(heard.trail() == .notFound)
+    #expect(
+      HeardAudio(recorded: part(0..<5_000), reference: [], referenceStart: 0, gain: 1, estimate: 0).trail() == .notFound
+    )
   }
 
   @Test func silenceIsNothingHeardAndOtherAudioIsNotTheTrack() {
