@@ -128,25 +128,19 @@ extension PulseScriptAudioTests {
   }
 }
 
-/// A decoder that decodes silence from frame `after` on: a player whose audio stops while its clock goes on.
-private final class Silencing: AudioDecoder, @unchecked Sendable {
+/// An honest decoder's reads and seeks, counting the frame the next read starts at: what a fault overrides.
+private class Wrapped: AudioDecoder, @unchecked Sendable {
   let inner: any AudioDecoder
-  let after: Int
-  private var position = 0
+  var position = 0
 
-  init(inner: any AudioDecoder, after: Int) {
+  init(inner: any AudioDecoder) {
     self.inner = inner
-    self.after = after
   }
 
   var info: TrackInfo { inner.info }
 
   func read(into buffer: UnsafeMutableBufferPointer<Float>, frames: Int) throws(PlayerError) -> Int {
     let got = try inner.read(into: buffer, frames: frames)
-    let channels = max(1, info.channels)
-    for frame in 0..<got where position + frame >= after {
-      for channel in 0..<channels { buffer[frame * channels + channel] = 0 }
-    }
     position += got
     return got
   }
@@ -155,6 +149,64 @@ private final class Silencing: AudioDecoder, @unchecked Sendable {
     let landed = try inner.seek(toFrame: frame)
     position = Int(landed)
     return landed
+  }
+}
+
+/// A decoder that decodes silence from frame `after` on: a player whose audio stops while its clock goes on.
+private final class Silencing: Wrapped, @unchecked Sendable {
+  let after: Int
+
+  init(inner: any AudioDecoder, after: Int) {
+    self.after = after
+    super.init(inner: inner)
+  }
+
+  override func read(into buffer: UnsafeMutableBufferPointer<Float>, frames: Int) throws(PlayerError) -> Int {
+    let from = position
+    let got = try super.read(into: buffer, frames: frames)
+    let channels = max(1, info.channels)
+    for frame in 0..<got where from + frame >= after {
+      for channel in 0..<channels { buffer[frame * channels + channel] = 0 }
+    }
+    return got
+  }
+}
+
+/// A decoder whose seeks land `frames` after where they were asked to, while saying they landed there.
+private final class SeekingOff: Wrapped, @unchecked Sendable {
+  let frames: Int
+
+  init(inner: any AudioDecoder, frames: Int) {
+    self.frames = frames
+    super.init(inner: inner)
+  }
+
+  override func seek(toFrame frame: Int64) throws(PlayerError) -> Int64 {
+    _ = try super.seek(toFrame: frame == 0 ? 0 : frame + Int64(frames))
+    return frame
+  }
+}
+
+/// A decoder that leaves out `frames` frames once it has read up to frame `at`.
+private final class Dropping: Wrapped, @unchecked Sendable {
+  let at: Int
+  let frames: Int
+  private var dropped = false
+
+  init(inner: any AudioDecoder, at: Int, frames: Int) {
+    self.at = at
+    self.frames = frames
+    super.init(inner: inner)
+  }
+
+  override func read(into buffer: UnsafeMutableBufferPointer<Float>, frames wanted: Int) throws(PlayerError) -> Int {
+    if !dropped, position >= at {
+      dropped = true
+      let scratch = UnsafeMutableBufferPointer<Float>.allocate(capacity: frames * max(1, info.channels))
+      defer { scratch.deallocate() }
+      _ = try inner.read(into: scratch, frames: frames)
+    }
+    return try super.read(into: buffer, frames: dropped ? wanted : min(wanted, at - position))
   }
 }
 
@@ -164,63 +216,5 @@ private struct FaultyDecoders: AudioDecoderFactory {
 
   func open(_ path: String) throws(PlayerError) -> any AudioDecoder {
     wrap(try StandardDecoderFactory().open(path))
-  }
-}
-
-/// A decoder whose seeks land `frames` after where they were asked to, while saying they landed there.
-private final class SeekingOff: AudioDecoder, @unchecked Sendable {
-  let inner: any AudioDecoder
-  let frames: Int
-
-  init(inner: any AudioDecoder, frames: Int) {
-    self.inner = inner
-    self.frames = frames
-  }
-
-  var info: TrackInfo { inner.info }
-
-  func read(into buffer: UnsafeMutableBufferPointer<Float>, frames: Int) throws(PlayerError) -> Int {
-    try inner.read(into: buffer, frames: frames)
-  }
-
-  func seek(toFrame frame: Int64) throws(PlayerError) -> Int64 {
-    _ = try inner.seek(toFrame: frame == 0 ? 0 : frame + Int64(frames))
-    return frame
-  }
-}
-
-/// A decoder that leaves out `frames` frames once it has read up to frame `at`.
-private final class Dropping: AudioDecoder, @unchecked Sendable {
-  let inner: any AudioDecoder
-  let at: Int
-  let frames: Int
-  private var position = 0
-  private var dropped = false
-
-  init(inner: any AudioDecoder, at: Int, frames: Int) {
-    self.inner = inner
-    self.at = at
-    self.frames = frames
-  }
-
-  var info: TrackInfo { inner.info }
-
-  func read(into buffer: UnsafeMutableBufferPointer<Float>, frames wanted: Int) throws(PlayerError) -> Int {
-    if !dropped, position >= at {
-      dropped = true
-      let scratch = UnsafeMutableBufferPointer<Float>.allocate(capacity: frames * max(1, info.channels))
-      defer { scratch.deallocate() }
-      _ = try inner.read(into: scratch, frames: frames)
-    }
-    let asked = dropped ? wanted : min(wanted, at - position)
-    let got = try inner.read(into: buffer, frames: asked)
-    position += got
-    return got
-  }
-
-  func seek(toFrame frame: Int64) throws(PlayerError) -> Int64 {
-    let landed = try inner.seek(toFrame: frame)
-    position = Int(landed)
-    return landed
   }
 }
