@@ -11,13 +11,17 @@ public struct CheckReport: Sendable {
     public var failure: String?
     /// The wall time it took, in seconds.
     public var seconds: Double
+    /// Why lines of it could not be judged (an audio check on a resampled sink), when they could not: a check
+    /// that passed with such lines is not judged, never passed.
+    public var notJudged: String?
 
     /// A check of `scenario` against `file`.
-    public init(file: String, scenario: String, failure: String?, seconds: Double) {
+    public init(file: String, scenario: String, failure: String?, seconds: Double, notJudged: String? = nil) {
       self.file = file
       self.scenario = scenario
       self.failure = failure
       self.seconds = seconds
+      self.notJudged = notJudged
     }
   }
 
@@ -35,17 +39,24 @@ public struct CheckReport: Sendable {
   /// The failed checks.
   public var failures: Int { checks.filter { $0.failure != nil }.count }
 
+  /// The checks that did not fail but could not be judged whole.
+  public var notJudged: Int { checks.filter { $0.failure == nil && $0.notJudged != nil }.count }
+
   /// One human line: `ok    seeks          FILE (1.234 s)`, or `FAIL  …: why`.
   public static func line(_ check: Check) -> String {
     let name = check.scenario + String(repeating: " ", count: max(0, 13 - check.scenario.count))
     let time = "(\(formatted(check.seconds)) s)"
-    guard let failure = check.failure else { return "ok    \(name) \(check.file) \(time)" }
+    guard let failure = check.failure else {
+      guard let reason = check.notJudged else { return "ok    \(name) \(check.file) \(time)" }
+      return "skip  \(name) \(check.file) \(time): not judged: \(reason)"
+    }
     return "FAIL  \(name) \(check.file) \(time): \(failure)"
   }
 
   /// The last line: how many checks, passed and failed.
   public var summary: String {
-    "\(checks.count) checks: \(checks.count - failures) passed, \(failures) failed"
+    let skipped = notJudged == 0 ? "" : ", \(notJudged) not judged"
+    return "\(checks.count) checks: \(checks.count - failures - notJudged) passed, \(failures) failed\(skipped)"
   }
 
   /// The whole report as TAP version 13.
@@ -55,6 +66,8 @@ public struct CheckReport: Sendable {
       let name = ReportText.tapName("\(check.file): \(check.scenario)")
       if let failure = check.failure {
         text += "not ok \(index + 1) - \(name)\n  ---\n  message: \(ReportText.yamlQuoted(failure))\n  ...\n"
+      } else if let reason = check.notJudged {
+        text += "ok \(index + 1) - \(name) # SKIP not judged: \(ReportText.tapName(reason))\n"
       } else {
         text += "ok \(index + 1) - \(name)\n"
       }
@@ -69,6 +82,7 @@ public struct CheckReport: Sendable {
     let time = formatted(checks.reduce(0) { $0 + $1.seconds })
     var xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
     xml += "<testsuites name=\"splay check\" tests=\"\(checks.count)\" failures=\"\(failures)\" errors=\"0\" "
+    xml += "skipped=\"\(notJudged)\" "
     xml += "time=\"\(time)\">\n"
     for file in files {
       let cases = checks.filter { $0.file == file }
@@ -83,6 +97,9 @@ public struct CheckReport: Sendable {
         if let failure = check.failure {
           let message = ReportText.xmlEscaped(failure)
           xml += "    \(head) \(time)><failure message=\"\(message)\">\(message)</failure></testcase>\n"
+        } else if let reason = check.notJudged {
+          let message = ReportText.xmlEscaped("not judged: \(reason)")
+          xml += "    \(head) \(time)><skipped message=\"\(message)\"/></testcase>\n"
         } else {
           xml += "    \(head) \(time)/>\n"
         }

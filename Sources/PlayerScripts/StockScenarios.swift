@@ -5,7 +5,9 @@ import PlayerCore
 /// user can read (`splay check --show NAME`) and run alone.
 public enum StockScenarios {
   /// The scenarios in the order they run.
-  public static let names = ["play-to-end", "seeks", "pause-resume", "gapless-pair", "volume-steps", "storm"]
+  public static let names = [
+    "play-to-end", "seeks", "pause-resume", "gapless-pair", "volume-steps", "storm", "audio",
+  ]
 
   /// The commands of the storm scenario.
   public static let stormLength = 1_000
@@ -20,6 +22,7 @@ public enum StockScenarios {
     case "gapless-pair": gaplessPair
     case "volume-steps": volumeSteps
     case "storm": storm(seed: seed)
+    case "audio": audio
     default: nil
     }
   }
@@ -36,6 +39,8 @@ public enum StockScenarios {
       "RESUME_TO": text(min(1, duration / 4) + min(0.5, duration / 4)),
       // Half a second (at most a quarter of the track) before the end.
       "NEAR_END": text(duration - min(0.5, duration / 4)),
+      // Where the audio scenario seeks to.
+      "QUARTER": text(duration / 4),
       // How long play-to-end may take: the track, and a margin for the server's start and drain.
       "LIMIT": text(duration + 30),
     ])
@@ -124,6 +129,28 @@ public enum StockScenarios {
     mute off
     volume 60
     expect volume 60
+    stop
+    """
+
+  private static let audio = """
+    # The audio at the sink: the track's own samples from its start, from a seek to the frame, silence while
+    # paused, and the resume without a break. Judged while paused, so that a short track cannot end first; not
+    # judged where the sink cannot be (the reason is noted).
+    load "$FILE"
+    play
+    wait 0.1
+    pause
+    expect audio playing 0
+    seek $QUARTER
+    play
+    wait 0.1
+    pause
+    expect audio playing $QUARTER ± 1ms
+    expect audio silent
+    play
+    wait 0.1
+    pause
+    expect audio playing $QUARTER ± 1ms
     stop
     """
 

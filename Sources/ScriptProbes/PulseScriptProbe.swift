@@ -78,13 +78,17 @@ public final class PulseScriptProbe: ScriptServerProbe {
   }
 
   /// Listens for ``listen`` seconds, then judges `check` against the recording.
-  public func judge(_ check: AudioCheck, from: Double, state: PlayerState) async -> AudioVerdict {
+  public func judge(
+    _ check: AudioCheck, from: Double, state current: @escaping @Sendable () -> PlayerState
+  ) async -> AudioVerdict {
     let (facts, tap, failure) = listening.withLock { ($0.facts, $0.tap, $0.failure) }
     guard let facts, let tap else { return .notJudged(failure ?? "the sink is not recorded") }
+    let fresh = await listen(to: tap)
+    // The state once listened: a track may have ended meanwhile.
+    let state = current()
     if let device = state.device, device != facts.sink {
       return .notJudged("the stream plays to \(device), the recording is of \(facts.sink)")
     }
-    let fresh = await listen(to: tap)
     if let stopped = tap.failure { return .notJudged(stopped) }
     let recorded = tap.recording
     switch check {
@@ -137,15 +141,14 @@ public final class PulseScriptProbe: ScriptServerProbe {
     }
     let gain = Float(pow(Double(state.volume) / 100, 3))
     let trail = HeardAudio(
-      recorded: recorded, reference: reference.samples, referenceStart: reference.first, gain: gain,
-      estimate: Int(estimate * rate)
+      recorded: recorded, reference: reference.samples, referenceStart: reference.first, gain: gain
     ).trail()
     guard case .heard(_, let heardTo, _, _, let reachedRecordingStart, _, let tail) = trail else {
       return trail.verdict(from: from, tolerance: tolerance, rate: track.sampleRate)
     }
     // The audio heard last must be now's: a sink that stopped playing the track, or plays it elsewhere than
     // the state says, fails whatever it played before.
-    if state.status == .playing, Double(tail) > Self.stale * rate {
+    if state.status == .playing, estimate < track.duration - Self.stale, Double(tail) > Self.stale * rate {
       return .wrong(
         "the sink has not played the track for the last \(formatSeconds(Double(tail) / rate)) s, while the state "
           + "says playing")

@@ -3,6 +3,7 @@ import FoundationEssentials
 import PlayerCore
 import PlayerLibrary
 import PlayerScripts
+import ScriptProbes
 import SplayConsole
 
 /// `splay check FILE...`: the stock scenarios (play to the end, seeks, pause and resume, a gapless pair, volume
@@ -59,7 +60,12 @@ struct CheckCommand: AsyncParsableCommand {
     }
     SignalExit.install()
     let config = try ConfigFile.load()
-    let session = PlayerSession(outputOptions.settings(with: config))
+    let settings = outputOptions.settings(with: config)
+    let session = PlayerSession(settings)
+    // The audio scenario's judge: the sink seen over a connection of its own (none on the simulated output).
+    let probe = session.pulse.map {
+      PulseScriptProbe(output: $0, server: settings.server, sink: settings.sink, decoders: session.decoders)
+    }
     let lines = report == nil || report?.file != nil
     var results = CheckReport()
     var unopened = 0
@@ -77,7 +83,7 @@ struct CheckCommand: AsyncParsableCommand {
         continue
       }
       for name in scenarios {
-        record(await check(name, file: file, duration: duration, session: session))
+        record(await check(name, file: file, duration: duration, session: session, probe: probe))
       }
     }
     _ = await session.timeline.settle(session.controller.shutdown(), controller: session.controller)
@@ -103,21 +109,26 @@ struct CheckCommand: AsyncParsableCommand {
   }
 
   /// Runs scenario `name` against `file`.
-  private func check(_ name: String, file: String, duration: Double, session: PlayerSession) async -> CheckReport.Check
-  {
+  private func check(
+    _ name: String, file: String, duration: Double, session: PlayerSession, probe: PulseScriptProbe?
+  ) async -> CheckReport.Check {
     let started = ContinuousClock.now
     let failure: String?
+    var notJudged: String?
     do throws(ScriptParser.Failure) {
       let script = try ScriptParser.parse(
         StockScenarios.script(name, seed: seed) ?? "", name: name,
         variables: StockScenarios.variables(path: file, duration: duration))
-      failure = await ScriptRunner(controller: session.controller, timeline: session.timeline).run(script)?.description
+      let runner = ScriptRunner(
+        controller: session.controller, timeline: session.timeline, probe: script.asksTheServer ? probe : nil)
+      failure = await runner.run(script, onStep: { if let reason = $0.notJudged { notJudged = notJudged ?? reason } })?
+        .description
     } catch {
       failure = error.description
     }
     let taken = ContinuousClock.now - started
     let seconds = Double(taken.components.seconds) + Double(taken.components.attoseconds) / 1e18
-    return CheckReport.Check(file: file, scenario: name, failure: failure, seconds: seconds)
+    return CheckReport.Check(file: file, scenario: name, failure: failure, seconds: seconds, notJudged: notJudged)
   }
 
   /// Writes the report asked for.

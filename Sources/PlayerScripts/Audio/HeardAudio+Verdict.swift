@@ -7,6 +7,9 @@ extension HeardAudio.Trail {
     switch self {
     case .nothingHeard:
       return .wrong("the sink played nothing")
+    case .ambiguous:
+      return .notJudged(
+        "the track is a steady tone where the sink's audio begins: the frame it began at cannot be told")
     case .notFound:
       return .wrong(
         "the sink played audio that is not the track's near where the state says it is (another program playing "

@@ -15,8 +15,6 @@ public struct HeardAudio: Sendable {
   public var referenceStart: Int
   /// The stream's gain at the sink (its volume as a linear factor) when the last audio was heard.
   public var gain: Float
-  /// Where the last audio heard should be in the track, as a frame (from the confirmed state).
-  public var estimate: Int
 
   /// How far a recorded sample may be from the reference's times the gain: an s16 sink rounds to 1/32768, a
   /// float sink is exact to float rounding.
@@ -30,6 +28,9 @@ public struct HeardAudio: Sendable {
   public enum Trail: Equatable, Sendable {
     /// Nothing audible was recorded.
     case nothingHeard
+    /// The audio heard last is a steady tone that matches the track in several places equally well: where it
+    /// began cannot be told to the frame.
+    case ambiguous
     /// The last audio heard is not the track's near where the state says it is.
     case notFound
     /// The track was heard without a break from frame `start` to frame `end` (exclusive); `before` is the track
@@ -44,22 +45,80 @@ public struct HeardAudio: Sendable {
   }
 
   /// Creates a judge over `recorded`, against `reference` from track frame `referenceStart`.
-  public init(recorded: [Float], reference: [Float], referenceStart: Int, gain: Float, estimate: Int) {
+  public init(recorded: [Float], reference: [Float], referenceStart: Int, gain: Float) {
     self.recorded = recorded
     self.reference = reference
     self.referenceStart = referenceStart
     self.gain = gain
-    self.estimate = estimate
   }
 
   /// Follows the last audio heard back to where it began.
   public func trail() -> Trail {
+    // Through buffer pointers: a check judges hundreds of thousands of frames, in debug builds too.
+    recorded.withUnsafeBufferPointer { recorded in
+      reference.withUnsafeBufferPointer { reference in
+        Tracer(recorded: recorded, reference: reference, referenceStart: referenceStart, gain: gain).trail()
+      }
+    }
+  }
+
+  /// How many places the last audio heard may match before it is taken for a steady tone.
+  static let maximumCandidates = 256
+}
+
+/// The trail's work over the two channels.
+private struct Tracer {
+  let recorded: UnsafeBufferPointer<Float>
+  let reference: UnsafeBufferPointer<Float>
+  let referenceStart: Int
+  let gain: Float
+
+  typealias Trail = HeardAudio.Trail
+  static let sampleTolerance = HeardAudio.sampleTolerance
+  static let silence = HeardAudio.silence
+  static let probeLength = HeardAudio.probeLength
+  static let maximumCandidates = HeardAudio.maximumCandidates
+
+  /// Follows the last audio heard back to where it began.
+  func trail() -> Trail {
     guard let last = recorded.lastIndex(where: { abs($0) > Self.silence }) else { return .nothingHeard }
     let length = min(Self.probeLength, last + 1)
     let probeStart = last + 1 - length
-    guard reference.count >= length, let found = locate(probeStart: probeStart, length: length) else {
-      return .notFound
-    }
+    guard reference.count >= length else { return .notFound }
+    let found = candidates(probeStart: probeStart, length: length)
+    guard !found.isEmpty else { return .notFound }
+    guard found.count <= Self.maximumCandidates else { return .ambiguous }
+    // A steady tone matches a period away too: the true place is the one whose trail goes furthest back. Two
+    // that go as far (a seek into a steady tone) cannot be told apart.
+    let reaches = found.map { follow(probeStart: probeStart, length: length, found: $0) }
+    guard let earliest = reaches.min(by: { $0.r < $1.r }) else { return .notFound }
+    guard reaches.filter({ $0.r == earliest.r }).count == 1 else { return .ambiguous }
+    return trail(earliest)
+  }
+
+  /// How far a trail reaches: the earliest recorded frame `r` matched, the reference frame `f` it is, and the
+  /// ends matched forward.
+  struct Reach {
+    var r: Int
+    var f: Int
+    var recordedEnd: Int
+    var referenceEnd: Int
+  }
+
+  /// The trail of `reach`, with what the sink played before its start.
+  private func trail(_ reach: Reach) -> Trail {
+    let (r, f) = (reach.r, reach.f)
+    var before: Int?
+    if r > 0, f > 0 { before = locateBefore(recordedEnd: r, near: f).map { referenceStart + $0 } }
+    let silent = recorded[..<r].lastIndex { abs($0) > Self.silence }.map { r - 1 - $0 } ?? r
+    return .heard(
+      start: referenceStart + f, end: referenceStart + reach.referenceEnd, before: before,
+      silenceBefore: before == nil ? 0 : silent, reachedRecordingStart: r == 0,
+      reachedReferenceStart: f == 0 && r > 0 && referenceStart > 0, tail: recorded.count - reach.recordedEnd)
+  }
+
+  /// How far the trail back from the probe at `probeStart`, found at reference index `found`, reaches.
+  private func follow(probeStart: Int, length: Int, found: Int) -> Reach {
     // Forward past the probe while the track goes on (a quiet passage of it is silence at the sink too).
     var recordedEnd = probeStart + length
     var referenceEnd = found + length
@@ -98,32 +157,23 @@ public struct HeardAudio: Sendable {
       }
       break
     }
-    let start = referenceStart + f
-    let end = referenceStart + referenceEnd
-    var before: Int?
-    if r > 0, f > 0 { before = locateBefore(recordedEnd: r, near: f).map { referenceStart + $0 } }
-    let silent = recorded[..<r].lastIndex { abs($0) > Self.silence }.map { r - 1 - $0 } ?? r
-    return .heard(
-      start: start, end: end, before: before, silenceBefore: before == nil ? 0 : silent, reachedRecordingStart: r == 0,
-      reachedReferenceStart: f == 0 && r > 0 && referenceStart > 0, tail: recorded.count - recordedEnd)
+    return Reach(r: r, f: f, recordedEnd: recordedEnd, referenceEnd: referenceEnd)
   }
 
   private func matches(_ heard: Float, _ track: Float, gain: Float) -> Bool {
     abs(heard - track * gain) <= Self.sampleTolerance
   }
 
-  /// The reference index where `recorded[probeStart..<probeStart+length]` is found: the closest match, and of
-  /// equal ones the nearest the estimate (a low tone at a low gain differs by little from one frame to the next).
-  private func locate(probeStart: Int, length: Int) -> Int? {
-    let centre = estimate - referenceStart - length
-    var best: (offset: Int, error: Float)?
-    for offset in 0...max(0, reference.count - length) {
-      guard let error = error(probeStart, offset, length, gain: gain, within: best?.error ?? Self.sampleTolerance)
-      else { continue }
-      if let current = best, error == current.error, abs(offset - centre) >= abs(current.offset - centre) { continue }
-      best = (offset, error)
+  /// The reference indices where `recorded[probeStart..<probeStart+length]` is found, one more than
+  /// ``maximumCandidates`` at most.
+  private func candidates(probeStart: Int, length: Int) -> [Int] {
+    var found: [Int] = []
+    for offset in 0...(reference.count - length)
+    where error(probeStart, offset, length, gain: gain, within: Self.sampleTolerance) != nil {
+      found.append(offset)
+      if found.count > Self.maximumCandidates { break }
     }
-    return best?.offset
+    return found
   }
 
   /// The largest difference between the recorded frames and the reference's times `gain`, or nil once one

@@ -7,8 +7,9 @@ public protocol ScriptServerProbe: Sendable {
   /// what was played since.
   func start() async
   /// Judges `check` against what the sink played; `from` is where the audio should have begun when the line
-  /// names no position, and `state` the confirmed state now.
-  func judge(_ check: AudioCheck, from: Double, state: PlayerState) async -> AudioVerdict
+  /// names no position, and `state` gives the confirmed state at the moment it is asked (a check listens for a
+  /// while: the track may end meanwhile).
+  func judge(_ check: AudioCheck, from: Double, state: @escaping @Sendable () -> PlayerState) async -> AudioVerdict
   /// splay's stream as the server reports it now: nil when splay has no stream; a failure when it cannot be
   /// read (its text says why).
   func stream() async -> Result<ServerStream?, ServerProbeFailure>

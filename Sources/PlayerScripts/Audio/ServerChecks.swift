@@ -47,7 +47,7 @@ final class ServerChecks: Sendable {
   func judge(_ check: AudioCheck, controller: PlayerController) async -> AudioVerdict {
     guard let probe else { return .notJudged(Self.noServer) }
     let from = audioFrom.withLock { $0 }
-    return await probe.judge(check, from: from, state: controller.state)
+    return await probe.judge(check, from: from, state: { controller.state })
   }
 
   /// Why the state and the server disagree about splay's stream, when the rule is declared and they still do

@@ -23,7 +23,7 @@ import Testing
 
     func start() async { started.withLock { $0 = true } }
     func stop() async {}
-    func judge(_ check: AudioCheck, from: Double, state: PlayerState) async -> AudioVerdict {
+    func judge(_ check: AudioCheck, from: Double, state: @escaping @Sendable () -> PlayerState) async -> AudioVerdict {
       asked.withLock { $0.append((check, from)) }
       return verdict
     }
