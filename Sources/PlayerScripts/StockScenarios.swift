@@ -135,7 +135,8 @@ public enum StockScenarios {
   private static let audio = """
     # The audio at the sink: the track's own samples from its start, from a seek to the frame, silence while
     # paused, and the resume without a break. Judged while paused, so that a short track cannot end first; not
-    # judged where the sink cannot be (the reason is noted).
+    # judged where the sink cannot be (the reason is noted). At full volume: the samples as decoded.
+    volume 100
     load "$FILE"
     play
     wait 0.1
