@@ -89,42 +89,39 @@ struct PulseScriptAudioTests {
     #expect(notes.filter { $0.hasSuffix("expect audio silent: the sink was silent") }.count == 2, "\(notes)")
   }
 
-  @Test func aSeekThatLands10MillisecondsOffIsCaught() async throws {
-    let wrong = FaultyDecoders { SeekingOff(inner: $0, frames: $0.info.sampleRate / 100) }
-    let (failure, notes) = try await run(
-      "load $FILE\nplay\nwait 0.3\nseek 2\nwait 0.3\nexpect audio playing 2", decoders: wrong)
+  /// Runs `text` on a player whose tracks open through `faulty`; returns the failure the audio check found, or
+  /// nil where the sink cannot judge, which the run must then say (it is not passed).
+  private func caught(_ text: String, by faulty: FaultyDecoders, fault: String) async throws -> ScriptRunner.Failure? {
+    let (failure, notes) = try await run(text, decoders: faulty)
     if PulseEnvironment.monitorRewinds != nil || PulseEnvironment.truthFile != nil {
       #expect(failure == nil && notes.last?.contains("not judged") == true, "\(notes)")
-      return
+      return nil
     }
-    let message = try #require(failure?.message, "the wrong seek passed: \(notes)")
-    #expect(failure?.line == 6)
-    #expect(message.contains("not from 2 s (+10.0 ms)"), "\(message)")
+    let found: ScriptRunner.Failure = try #require(failure, "\(fault) passed: \(notes)")
+    return found
+  }
+
+  @Test func aSeekThatLands10MillisecondsOffIsCaught() async throws {
+    let wrong = FaultyDecoders { SeekingOff(inner: $0, frames: $0.info.sampleRate / 100) }
+    let text = "load $FILE\nplay\nwait 0.3\nseek 2\nwait 0.3\nexpect audio playing 2"
+    guard let failure = try await caught(text, by: wrong, fault: "the wrong seek") else { return }
+    #expect(failure.line == 6)
+    #expect(failure.message.contains("not from 2 s (+10.0 ms)"), "\(failure.message)")
   }
 
   @Test func aDropoutOf5MillisecondsIsCaught() async throws {
     let dropping = FaultyDecoders { Dropping(inner: $0, at: $0.info.sampleRate / 2, frames: $0.info.sampleRate / 200) }
-    let (failure, notes) = try await run("load $FILE\nplay\nwait 1\nexpect audio playing 0", decoders: dropping)
-    if PulseEnvironment.monitorRewinds != nil || PulseEnvironment.truthFile != nil {
-      #expect(failure == nil && notes.last?.contains("not judged") == true, "\(notes)")
-      return
-    }
-    let message = try #require(failure?.message, "the dropout passed: \(notes)")
-    #expect(message.contains("skipping 5.0 ms"), "\(message)")
-    #expect(message.contains("from 0.505 s"), "\(message)")
+    let text = "load $FILE\nplay\nwait 1\nexpect audio playing 0"
+    guard let failure = try await caught(text, by: dropping, fault: "the dropout") else { return }
+    #expect(failure.message.contains("skipping 5.0 ms"), "\(failure.message)")
+    #expect(failure.message.contains("from 0.505 s"), "\(failure.message)")
   }
-}
 
-extension PulseScriptAudioTests {
   @Test func aPlayerThatGoesSilentWhileItSaysItPlaysIsCaught() async throws {
     let silencing = FaultyDecoders { Silencing(inner: $0, after: $0.info.sampleRate / 2) }
-    let (failure, notes) = try await run("load $FILE\nplay\nwait 1.5\nexpect audio playing 0", decoders: silencing)
-    if PulseEnvironment.monitorRewinds != nil || PulseEnvironment.truthFile != nil {
-      #expect(failure == nil && notes.last?.contains("not judged") == true, "\(notes)")
-      return
-    }
-    let message = try #require(failure?.message, "the silence passed: \(notes)")
-    #expect(message.contains("the sink has not played the track for the last"), "\(message)")
+    let text = "load $FILE\nplay\nwait 1.5\nexpect audio playing 0"
+    guard let failure = try await caught(text, by: silencing, fault: "the silence") else { return }
+    #expect(failure.message.contains("the sink has not played the track for the last"), "\(failure.message)")
   }
 }
 
