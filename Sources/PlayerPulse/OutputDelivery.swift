@@ -35,6 +35,13 @@ final class OutputDelivery: Sendable {
     handler?(event)
   }
 
+  /// Resolves a stream operation's future (on the delivery context); when its command has already stopped
+  /// waiting (a missed deadline cancelled it), the server's confirmation is reported as an event instead, so
+  /// that the published state does not miss a change the server made.
+  func resolve(_ resolver: Future<OutputConfirmation, PlayerError>.Resolver, _ confirmation: OutputConfirmation) {
+    if !resolver.resolve(confirmation) { report(.confirmedLate(confirmation)) }
+  }
+
   /// Hands `event` to the receiver set now, on the delivery context (from the mainloop thread).
   func announce(_ event: OutputEvent) {
     let handler = handler.withLock { $0 }

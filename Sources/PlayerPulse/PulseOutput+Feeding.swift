@@ -1,5 +1,4 @@
 import CPulseAudio
-import Dispatch
 import Futures
 import PlayerCore
 
@@ -9,33 +8,20 @@ extension PulseOutput {
   /// with the lock held.
   func pumpLocked() {
     assertLocked()
-    guard let session, pa_stream_get_state(session.stream) == PA_STREAM_READY else { return }
-    let (stream, ring) = (session.stream, session.ring)
-    let frameBytes = ring.frameBytes
-    var writable = pa_stream_writable_size(stream)
-    while writable >= frameBytes, ring.availableFrames > 0 {
-      var data: UnsafeMutableRawPointer?
-      var bytes = writable
-      guard pa_stream_begin_write(stream, &data, &bytes) == 0, let data, bytes >= frameBytes else { break }
-      let (frames, crossing) = ring.pop(into: data, maxFrames: bytes / frameBytes)
-      guard frames > 0 else {
-        pa_stream_cancel_write(stream)
-        break
-      }
-      pa_stream_write(stream, data, frames * frameBytes, nil, 0, PA_SEEK_RELATIVE)
-      if let crossing {
-        self.session?.gapless.written(before: clock.writtenFrames + Int64(crossing))
-        scheduleBoundaryCheckLocked()
-      }
-      clock.wrote(frames)
-      writable = pa_stream_writable_size(stream)
+    guard let session, session.isReady else { return }
+    let ring = session.ring
+    let (frames, beforeBoundary) = session.writeFromRing()
+    if let beforeBoundary {
+      self.session?.gapless.written(before: clock.writtenFrames + Int64(beforeBoundary))
+      scheduleBoundaryCheckLocked()
     }
+    clock.wrote(frames)
     advanceIfBoundaryPlayedLocked()
     if ring.drained {
       // Not before an `open` took the stream: a stream prepared to play has nobody to tell of its end yet.
       if let session = self.session, session.running, session.draining == nil, lineage.firstOpenCame {
-        shrinkBufferLocked()
-        drainNearTheEndLocked(stream)
+        buffer.shrink(session)
+        drainNearTheEndLocked()
       }
     } else {
       scheduleFillLocked()
@@ -46,7 +32,7 @@ extension PulseOutput {
   /// steady buffer the server takes the rest of a track seconds before it plays; a next track offered meanwhile
   /// (``prepareNext(_:following:)``) must still follow it. The wait is timed once, by the server's clock now: a
   /// clock that stalls (a sink that took the audio in one long block) must not hold the drain back for good.
-  private func drainNearTheEndLocked(_ stream: OpaquePointer) {
+  private func drainNearTheEndLocked() {
     guard !timers.drain.isPending else { return }
     let lead = UInt64(configuration.targetLatency * 1e6)
     guard let end = clock.writtenEnd, let context = connection.context, let usec = streamClockLocked() else {
@@ -66,7 +52,7 @@ extension PulseOutput {
 
   private func startDrainLocked() {
     guard let stream = session?.stream else { return }
-    let operation = issueLocked(
+    let operation = requests.issue(
       "drain", start: { done in pa_stream_drain(stream, PulseOperation.streamCallback, done) },
       completion: { [self] ok in
         session?.draining = nil
@@ -84,7 +70,7 @@ extension PulseOutput {
           position: end, time: Self.now(), running: false, streamNumber: lineage.current)
         clock.ended(at: end)
         let event: OutputEvent = failure.map { .trackFailed($0, confirmation) } ?? .trackFinished(confirmation)
-        announceLocked(event)
+        delivery.announce(event)
       }, failure: { _ in })
     session?.draining = operation
   }
@@ -102,133 +88,16 @@ extension PulseOutput {
   func scheduleFillLocked(evenAboveTheMark: Bool = false) {
     assertLocked()
     guard let ring = session?.ring, evenAboveTheMark || ring.wantsRefill else { return }
-    decoding.scheduleFill { [self] in
-      // Which decoder feeds the ring is decided when the fill runs, not when it was asked for: a fill still
-      // queued behind the one that crossed into the next track would otherwise read the finished track, find
-      // its end, and mark the end of the stream there (the next track's last 0.5 s was lost so).
-      let source = locked { () -> (any AudioDecoder)? in
-        guard let session, session.ring === ring else { return nil }
-        return session.gapless.feedingUpcoming ? session.gapless.upcoming : session.decoder
-      }
-      guard let source else { return }
-      fill(ring: ring, decoder: source)
-    }
+    feeder.scheduleFill(ring, for: self)
   }
 
-  /// Moves the decoder to `frame` and refills the ring from there, on the decoding queue. A decoder that cannot
-  /// go there goes back to `fallback` (where the audio was) instead; one that cannot go anywhere leaves the ring
-  /// empty at its end, to be reported as the track's failure. `landed` hears where the ring starts (lock held,
-  /// before the first audio is decoded), so that nothing confirms a frame the audio does not start at.
+  /// Moves the decoder to `frame` and refills the ring from there (``RingFeeder/refill(_:from:orBackTo:decoder:for:landed:)``).
   func refillLocked(
     from frame: Int64, orBackTo fallback: Int64, ring: SampleRing, decoder: any AudioDecoder,
     landed: @escaping @Sendable (SeekLanding) -> Void = { _ in }
   ) {
     assertLocked()
-    decoding.async { [self] in
-      let landing = SeekLanding(seeking: decoder, to: frame, orBackTo: fallback)
-      let current = locked { () -> Bool in
-        guard session?.ring === ring else { return false }
-        // The titles were placed in audio that will not play now.
-        session?.titles.removeAll()
-        session?.readFailure = landing.frame == nil ? landing.error : nil
-        landed(landing)
-        return true
-      }
-      guard current else { return }
-      let generation = ring.reset(toFrame: landing.frame ?? fallback)
-      guard landing.frame != nil else {
-        _ = ring.push(UnsafeRawBufferPointer(start: nil, count: 0), generation: generation, endOfTrack: true)
-        return locked { if session?.ring === ring { handOverLocked(ring) } }
-      }
-      fill(ring: ring, decoder: decoder)
-    }
-  }
-
-  /// Decodes until the ring is full or the track ends, handing the audio to the server after the first two
-  /// chunks and at the end. Runs on the decoding queue, never on the mainloop thread.
-  private func fill(ring: SampleRing, decoder: any AudioDecoder) {
-    decoding.assertOnQueue()
-    // The first audio after a seek or start must not wait for the whole ring to be decoded: it is handed
-    // over after two chunks, and the rest follows in the same call rather than in one wake-up per chunk.
-    let chunk = 4096
-    let handOverAfter = 2
-    let width = ring.sampleBytes
-    let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: chunk * ring.channels * width, alignment: 8)
-    defer { scratch.deallocate() }
-    // In the ring's format: every decoder of one ring has the same one (``prepareNext(_:following:)``).
-    func decode(_ source: any AudioDecoder, _ frames: Int) throws(PlayerError) -> Int {
-      width == 2
-        ? try source.read(into: scratch.bindMemory(to: Int16.self), frames: frames)
-        : try source.read(into: scratch.bindMemory(to: Float.self), frames: frames)
-    }
-    var wrote = false
-    var chunks = 0
-    var source = decoder
-    // With the steady buffer the server holds seconds: an early hand-over would only wake the loop thread once
-    // more for the same request.
-    let (corkedFill, handOverEarly) = locked {
-      (
-        buffer.corkedFillFrames(sampleRate: sampleRate), buffer.handsOverEarly(running: session?.running ?? false)
-      )
-    }
-    while true {
-      let (generation, free, ended) = ring.fillState
-      guard !ended, free > 0 else { break }
-      // A corked stream needs no more than the server's buffer takes and the first writes after the uncork:
-      // the rest of the ring is decoded once it plays (the uncork pumps, and the pump refills). Decoding
-      // seconds ahead first would take the CPU from the start-up, or from a seek, that waits for the uncork.
-      // Checked before each chunk: the fills a corked pump asks for must not add two chunks each.
-      if ring.availableFrames >= corkedFill, !locked({ session?.running ?? false }) { break }
-      let want = min(free, chunk)
-      var frames: Int
-      var failed = false
-      do {
-        frames = try decode(source, want)
-        let notices = source.takeNotices()
-        if !notices.isEmpty {
-          let path = source.info.path
-          locked { for notice in notices { announceLocked(.notice("\(path): \(notice)")) } }
-        }
-        if frames > 0 {
-          let changes = source.takeTitleChanges()
-          if !changes.isEmpty { locked { noteTitleChangesLocked(changes, ring: ring, decoder: source) } }
-        }
-      } catch {
-        // What was decoded still plays; the end of the track is then reported with this error (and the next
-        // track, even if offered, takes the usual path so that the failure is about the right track).
-        locked { if session?.ring === ring { session?.readFailure = error } }
-        frames = 0
-        failed = true
-      }
-      if frames == 0, !failed,
-        let (next, rewind) = locked({ continueWithUpcomingLocked(ring: ring, generation: generation) })
-      {
-        // Gapless: the next track's first frames go into the ring right behind this track's last.
-        if rewind { _ = try? next.seek(toFrame: 0) }
-        source = next
-        frames = (try? decode(source, want)) ?? 0
-      }
-      let slice = UnsafeRawBufferPointer(rebasing: scratch[0..<(frames * ring.channels * width)])
-      guard ring.push(slice, generation: generation, endOfTrack: frames == 0) else { break }
-      wrote = true
-      chunks += 1
-      if frames == 0 { break }
-      if handOverEarly, chunks == handOverAfter {
-        locked { if session?.ring === ring { handOverLocked(ring) } }
-        wrote = false
-      }
-    }
-    // Also when nothing was written: a prefill that waits on a ring another fill completed is answered here.
-    locked {
-      guard session?.ring === ring else { return }
-      if wrote { handOverLocked(ring) } else { releasePrefillWaitersLocked(ring) }
-    }
-  }
-
-  /// Gives the server what the ring holds and answers the prefills it satisfies (decoding queue, lock held).
-  private func handOverLocked(_ ring: SampleRing) {
-    pumpLocked()
-    releasePrefillWaitersLocked(ring)
+    feeder.refill(ring, from: frame, orBackTo: fallback, decoder: decoder, for: self, landed: landed)
   }
 
   /// Resolves once a first buffer of audio is there, in the ring or already written to the server (or the
@@ -238,7 +107,7 @@ extension PulseOutput {
     let (future, resolver) = Future<Void, PlayerError>.pending()
     let ready = locked { () -> Bool in
       guard let ring = session?.ring else {
-        handOff { resolver.reject(Self.noStream("start")) }
+        delivery.handOff { resolver.reject(PulseRequests.noStream("start")) }
         return false
       }
       if prefilledLocked(ring) { return true }
@@ -274,6 +143,58 @@ extension PulseOutput {
       let (resolvers, actions) = session?.waiters.takePrefill()
     else { return }
     for action in actions { action(true) }
-    if !resolvers.isEmpty { handOff { for resolver in resolvers { resolver.resolve() } } }
+    if !resolvers.isEmpty { delivery.handOff { for resolver in resolvers { resolver.resolve() } } }
+  }
+}
+
+// What the decoding side tells the stream and asks of it: the stream's ring is the one it names, or it is gone.
+extension PulseOutput: RingFeederHost {
+  func sourceLocked(for ring: SampleRing) -> (any AudioDecoder)? {
+    guard let session, session.ring === ring else { return nil }
+    return session.gapless.feedingUpcoming ? session.gapless.upcoming : session.decoder
+  }
+
+  func fillPlanLocked() -> FillPlan {
+    // With the steady buffer the server holds seconds: an early hand-over would only wake the loop thread once
+    // more for the same request.
+    FillPlan(
+      corkedFrames: buffer.policy.corkedFillFrames(sampleRate: sampleRate),
+      handsOverEarly: buffer.policy.handsOverEarly(running: session?.running ?? false))
+  }
+
+  func isRunningLocked() -> Bool { session?.running ?? false }
+
+  func decodedLocked(notices: [String], titles: [TitleChange], ring: SampleRing, decoder: any AudioDecoder) {
+    let path = decoder.info.path
+    for notice in notices { delivery.announce(.notice("\(path): \(notice)")) }
+    noteTitleChangesLocked(titles, ring: ring, decoder: decoder)
+  }
+
+  func readFailedLocked(_ error: PlayerError, ring: SampleRing) {
+    // The next track, even if offered, then takes the usual path, so that the failure is about the right track.
+    if session?.ring === ring { session?.readFailure = error }
+  }
+
+  func trackEndedLocked(ring: SampleRing, generation: UInt64) -> (decoder: any AudioDecoder, rewind: Bool)? {
+    continueWithUpcomingLocked(ring: ring, generation: generation)
+  }
+
+  func landedLocked(_ landing: SeekLanding, ring: SampleRing) -> Bool {
+    guard session?.ring === ring else { return false }
+    // The titles were placed in audio that will not play now.
+    session?.titles.removeAll()
+    session?.readFailure = landing.frame == nil ? landing.error : nil
+    return true
+  }
+
+  /// Gives the server what the ring holds and answers the prefills it satisfies.
+  func handOverLocked(_ ring: SampleRing) {
+    guard session?.ring === ring else { return }
+    pumpLocked()
+    releasePrefillWaitersLocked(ring)
+  }
+
+  func fillEndedQuietlyLocked(_ ring: SampleRing) {
+    if session?.ring === ring { releasePrefillWaitersLocked(ring) }
   }
 }

@@ -29,17 +29,11 @@ extension PulseOutput {
     clock.crossed(
       at: boundary.streamTime, writtenBefore: boundary.writtenFrames, seconds: position, running: session.running,
       now: Self.now())
-    let props = pa_proplist_new()
-    pa_proplist_sets(props, PA_PROP_MEDIA_NAME, info.displayTitle)
-    pa_proplist_sets(props, PA_PROP_MEDIA_FILENAME, info.path)
-    if let operation = pa_stream_proplist_update(session.stream, PA_UPDATE_REPLACE, props, nil, nil) {
-      pa_operation_unref(operation)
-    }
-    pa_proplist_free(props)
+    session.retitle(info)
     let confirmation = OutputConfirmation(
       position: clock.position, time: Self.now(), running: session.running, streamNumber: lineage.current,
       advance: session.gapless.lastAdvance)
-    announceLocked(.trackAdvanced(from: previous, confirmation, track: info))
+    delivery.announce(.trackAdvanced(from: previous, confirmation, track: info))
   }
 
   /// Checks again just after the server's clock should have reached the boundary (write callbacks alone may

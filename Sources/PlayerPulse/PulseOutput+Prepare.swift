@@ -29,11 +29,7 @@ extension PulseOutput {
   public func prepare(_ decoder: any AudioDecoder, playingWhen cleared: Future<Void, PlayerError>? = nil) -> Future<
     Void, PlayerError
   > {
-    let made = locked { () -> PreparedStream? in
-      let entry = PreparedStream(decoder: decoder, playing: cleared != nil)
-      return lineage.prepare(entry) ? entry : nil
-    }
-    guard let entry = made else { return .cancelled() }
+    guard let entry = locked({ lineage.prepare(decoder, playing: cleared != nil) }) else { return .cancelled() }
     cleared?.whenComplete { [self] outcome in
       let succeeded: Bool
       if case .success = outcome { succeeded = true } else { succeeded = false }
@@ -45,14 +41,16 @@ extension PulseOutput {
     // through a future there cost a thread hand-over before the stream could even be requested.
     locked {
       connection.whenConnected { [self] connected in
-        guard case .success = connected else { return handOff { entry.resolver.settle(with: Outcome(connected)) } }
+        guard case .success = connected else {
+          return delivery.handOff { entry.resolver.settle(with: Outcome(connected)) }
+        }
         // Replaced by an `open` of something else meanwhile: that `open` makes its own stream.
-        guard !entry.dropped else { return handOff { entry.resolver.settle(with: .cancelled) } }
+        guard !entry.dropped else { return delivery.handOff { entry.resolver.settle(with: .cancelled) } }
         createStreamLocked(for: decoder, at: 0, volume: nil) { result in
           guard case .success = result else {
             entry.start.finish()
             let outcome = entry.dropped ? .cancelled : Outcome(result)
-            return self.handOff { entry.resolver.settle(with: outcome) }
+            return self.delivery.handOff { entry.resolver.settle(with: outcome) }
           }
           self.performLocked(entry.start.created(), for: entry)
           if entry.start.followsPrefill {
@@ -71,8 +69,8 @@ extension PulseOutput {
   func performLocked(_ action: PreparedStart.Action, for entry: PreparedStream) {
     switch action {
     case .wait: return
-    case .resolve: handOff { entry.resolver.resolve() }
-    case .cancel: handOff { entry.resolver.settle(with: .cancelled) }
+    case .resolve: delivery.handOff { entry.resolver.resolve() }
+    case .cancel: delivery.handOff { entry.resolver.settle(with: .cancelled) }
     case .uncork: uncorkPreparedLocked(entry)
     }
   }
@@ -80,14 +78,14 @@ extension PulseOutput {
   /// Uncorks a stream prepared to play (lock held); its `ready` future settles with the acknowledgement.
   func uncorkPreparedLocked(_ entry: PreparedStream) {
     guard let stream = session?.stream, lineage.current == entry.stream, !entry.dropped else {
-      return handOff { entry.resolver.settle(with: .cancelled) }
+      return delivery.handOff { entry.resolver.settle(with: .cancelled) }
     }
     // Let go meanwhile (an `open` of something else replaced it): nobody is told of a failure of the stream.
     let failed: (PlayerError) -> Void = { error in
       let outcome: Outcome<Void, PlayerError> = entry.dropped ? .cancelled : .failure(error)
-      self.handOff { entry.resolver.settle(with: outcome) }
+      self.delivery.handOff { entry.resolver.settle(with: outcome) }
     }
-    issueLocked(
+    requests.issue(
       "start", start: { done in uncorkLocked(stream, done) },
       completion: { [self] ok in
         guard ok else { return failed(.outputFailed(operation: "start", detail: connection.lastError())) }
@@ -96,7 +94,7 @@ extension PulseOutput {
         // a fresh sink's first block (2 s on a null sink) is not yet known to delay the audio.
         waitForMovingClockLocked(
           TimingWaiter { [self] result in
-            guard case .failure(let error) = result else { return handOff { entry.resolver.resolve() } }
+            guard case .failure(let error) = result else { return delivery.handOff { entry.resolver.resolve() } }
             failed(error)
           })
       }, failure: failed)
@@ -119,28 +117,5 @@ extension PulseOutput {
         return confirmation
       }
     }
-  }
-}
-
-/// A stream made by ``PulseOutput/prepare(_:playingWhen:)`` before the first `open`: for which decoder, which
-/// stream number, and the future that settles when it is ready. Its `var`s are read and written with the
-/// mainloop lock held only, like the output's own.
-final class PreparedStream: @unchecked Sendable {
-  /// Held, not only identified: compared by identity with the decoder of the first `open`.
-  let decoder: any AudioDecoder
-  /// Settles when the server has created the stream, or for a stream prepared to play, acknowledged the uncork.
-  let ready: Future<Void, PlayerError>
-  let resolver: Future<Void, PlayerError>.Resolver
-  /// The stream number the output gave it once created.
-  var stream: UInt64 = 0
-  /// An `open` of something else came first: the stream is not to be made.
-  var dropped = false
-  /// When `ready` settles, and whether the stream plays first.
-  var start: PreparedStart
-
-  init(decoder: any AudioDecoder, playing: Bool) {
-    self.decoder = decoder
-    start = PreparedStart(playing: playing)
-    (ready, resolver) = Future<Void, PlayerError>.pending()
   }
 }

@@ -6,11 +6,6 @@ extension PulseOutput {
   /// The current stream's sample rate.
   var sampleRate: Int { clock.sampleRate }
 
-  /// PulseAudio's name for `format` (little-endian, as every machine splay runs on).
-  static func pulseFormat(_ format: DecodedSampleFormat) -> pa_sample_format_t {
-    format == .int16 ? PA_SAMPLE_S16LE : PA_SAMPLE_FLOAT32LE
-  }
-
   func createStreamLocked(
     for decoder: any AudioDecoder, at seconds: Double, volume: Int?,
     ready: @escaping (Result<Void, PlayerError>) -> Void
@@ -20,34 +15,15 @@ extension PulseOutput {
     guard let context = connection.context, connection.isReady else {
       return ready(.failure(.outputLost(detail: "\(connection.serverName): not connected")))
     }
-    let info = decoder.info
-    // 16-bit sources go out as they are: half the bytes of floats to copy and send, and nothing for a 16-bit
-    // sink to convert.
-    let format = decoder.nativeSampleFormat
-    var spec = pa_sample_spec(
-      format: Self.pulseFormat(format), rate: UInt32(info.sampleRate), channels: UInt8(info.channels))
-    guard pa_sample_spec_valid(&spec) != 0 else {
-      return ready(.failure(.unsupportedFormat(path: info.path, detail: "PulseAudio cannot play this sample format")))
+    let made: StreamSession
+    do throws(PlayerError) {
+      made = try StreamSession.make(on: context, for: decoder, ringFrames: buffer.ringFrames)
+    } catch {
+      return ready(.failure(error))
     }
-    // Decode seconds ahead of the server's buffer: the decoding queue may lose the CPU for a while on a busy
-    // machine, and the write callback must still find audio to copy.
-    let ringFrames = max(
-      Int(Double(info.sampleRate) * buffer.ringSeconds(bytesPerSecond: Self.bytesPerSecond(spec))), 4096)
-    guard let ring = SampleRing(frames: ringFrames, channels: info.channels, sampleBytes: format.bytes) else {
-      return ready(.failure(.outputFailed(operation: "open", detail: "no memory for the sample ring")))
-    }
-    let props = pa_proplist_new()
-    pa_proplist_sets(props, PA_PROP_MEDIA_ROLE, "music")
-    pa_proplist_sets(props, PA_PROP_MEDIA_NAME, info.displayTitle)
-    pa_proplist_sets(props, PA_PROP_MEDIA_FILENAME, info.path)
-    if let artist = info.artist { pa_proplist_sets(props, PA_PROP_MEDIA_ARTIST, artist) }
-    guard let s = pa_stream_new_with_proplist(context, info.displayTitle, &spec, nil, props) else {
-      pa_proplist_free(props)
-      return ready(.failure(.outputFailed(operation: "open", detail: connection.lastError())))
-    }
-    pa_proplist_free(props)
-    session = StreamSession(stream: s, ring: ring, sampleFormat: format, decoder: decoder)
-    _ = lineage.begin()
+    session = made
+    let (info, s, ring) = (decoder.info, made.stream, made.ring)
+    let number = lineage.begin()
     self.volume.streamCreated(volume: volume)
     let frame = Int64((seconds * Double(info.sampleRate)).rounded())
     clock.streamCreated(
@@ -60,10 +36,13 @@ extension PulseOutput {
     }
 
     let me = Unmanaged.passUnretained(self).toOpaque()
-    // Ready once the server has made it and its volume is known.
+    // Ready once the server has made it and its volume is known; replaced while its volume was read, it is
+    // not (what waited for it would otherwise go on with the next stream).
     session?.waiters.waitForReady { [self] result in
       guard case .success = result else { return ready(result) }
-      self.volume.settleNewStreamLocked(s, channels: info.channels) { ready(.success(())) }
+      self.volume.settleNewStreamLocked(s, channels: info.channels) { [self] in
+        ready(session != nil && lineage.current == number ? .success(()) : .failure(.cancelled))
+      }
     }
     pa_stream_set_state_callback(
       s,
@@ -78,23 +57,10 @@ extension PulseOutput {
       s, { _, userdata in Unmanaged<PulseOutput>.fromOpaque(userdata!).takeUnretainedValue().timingUpdatedLocked() },
       me)
     pa_stream_set_underflow_callback(
-      s,
-      { _, userdata in
-        let output = Unmanaged<PulseOutput>.fromOpaque(userdata!).takeUnretainedValue()
-        output.announceLocked(.underflow)
-      }, me)
+      s, { _, userdata in Unmanaged<PulseOutput>.fromOpaque(userdata!).takeUnretainedValue().underflowLocked() }, me)
 
-    buffer.streamCreated()
-    var attr = pulseAttributes(buffer.startAttributes, spec)
-    // Without a volume the server chooses (its session manager may restore the one saved for splay).
-    var cv = pa_cvolume()
-    pa_cvolume_set(&cv, UInt32(info.channels), VolumeControl.paVolume(volume ?? 100))
-    // No libpulse interpolation: the clock is computed from the timing updates (``streamClockLocked()``).
-    let flags = pa_stream_flags_t(PA_STREAM_START_CORKED.rawValue | PA_STREAM_ADJUST_LATENCY.rawValue)
-    let connected = withUnsafePointer(to: &cv) { levels in
-      pa_stream_connect_playback(s, configuration.sink, &attr, flags, self.volume.isExplicit ? levels : nil, nil)
-    }
-    if connected < 0 {
+    let level = self.volume.isExplicit ? volume ?? 100 : nil
+    if !made.connect(to: configuration.sink, attributes: buffer.streamCreated(made.spec), volume: level) {
       _ = session?.waiters.takeReady()
       teardownStreamLocked()
       ready(.failure(.outputFailed(operation: "open", detail: connection.lastError())))
@@ -118,7 +84,7 @@ extension PulseOutput {
         let error = PlayerError.outputLost(detail: "the stream was closed by the server: \(detail)")
         failPendingStreamOperationsLocked(error)
         teardownStreamLocked()
-        announceLocked(.lost(error))
+        delivery.announce(.lost(error))
       }
     default:
       break
@@ -137,15 +103,20 @@ extension PulseOutput {
   }
 
   /// The sink the open stream plays to, as the server last said.
-  var deviceNameLocked: String? {
-    guard let stream = session?.stream, let name = pa_stream_get_device_name(stream) else { return nil }
-    return String(cString: name)
+  var deviceNameLocked: String? { session?.deviceName }
+
+  /// The server ran out of audio (mainloop thread): an underrun, unless the whole track was written already.
+  /// Running out then is the track's end, which plain PulseAudio and PipeWire report as an underflow too (after
+  /// the drain's acknowledgement, or as the last frame plays), and which lost nothing.
+  private func underflowLocked() {
+    guard let session, !session.ring.drained, !session.endConfirmed else { return }
+    delivery.announce(.underflow)
   }
 
   /// Reports the sink the server moved the stream to (mainloop thread).
   private func reportDeviceLocked() {
     guard let device = deviceNameLocked else { return }
-    announceLocked(.deviceChanged(device))
+    delivery.announce(.deviceChanged(device))
   }
 
   /// Fails what waits for the stream: its operations (not a volume change, which is the context's) and the
@@ -162,24 +133,15 @@ extension PulseOutput {
     timers.drain.cancel()
     timers.title.cancel()
     clock.refreshed()
-    guard let stream = session?.stream else { return }
-    pa_stream_set_state_callback(stream, nil, nil)
-    pa_stream_set_write_callback(stream, nil, nil)
-    pa_stream_set_underflow_callback(stream, nil, nil)
-    pa_stream_set_moved_callback(stream, nil, nil)
-    pa_stream_set_latency_update_callback(stream, nil, nil)
+    guard let current = session else { return }
+    current.silenceCallbacks()
     failPendingStreamOperationsLocked(.cancelled)
-    pa_stream_disconnect(stream)
-    pa_stream_unref(stream)
     guard var ended = session.take() else { return }
-    ended.ring.invalidate()
-    // A fill that waits for a stalled stream must not hold the decoding queue the next track needs.
-    ended.decoder.abandon()
-    ended.gapless.upcoming?.abandon()
+    ended.close()
     // An `open` (or a prepared stream) still waiting for the server to create this stream will not get it.
     ended.waiters.takeReady()?(.failure(.cancelled))
     let (resolvers, actions) = ended.waiters.takePrefill()
-    if !resolvers.isEmpty { handOff { for resolver in resolvers { resolver.reject(.cancelled) } } }
+    if !resolvers.isEmpty { delivery.handOff { for resolver in resolvers { resolver.reject(.cancelled) } } }
     for action in actions { action(false) }
   }
 }

@@ -11,8 +11,7 @@ extension PulseOutput {
   /// until an update taken after it arrives, so one is requested right behind each.
   func requestTimingLocked() {
     assertLocked()
-    guard let stream = session?.stream, let operation = pa_stream_update_timing_info(stream, nil, nil) else { return }
-    pa_operation_unref(operation)
+    session?.requestTiming()
   }
 
   /// Asks for timing updates while audio flows, 10 ms after the uncork and then twice as long after each up to
@@ -31,8 +30,7 @@ extension PulseOutput {
   private func timingTimerFired() {
     guard session?.running == true else { return }
     requestTimingLocked()
-    applyBufferLocked(
-      buffer.timingDue(flowing: audioFlowsLocked, bytesPerSecond: Self.bytesPerSecond(streamSpecLocked)))
+    if let session { buffer.timingDue(session) }
     // Every 10 ms while a start waits for the server's clock to move.
     scheduleTimingLocked(restart: session?.waiters.awaitsTiming == true)
   }
@@ -41,7 +39,7 @@ extension PulseOutput {
   /// the steady buffer may let the sink hold more once the update shows its queue full.
   func timingUpdatedLocked() {
     clock.timingUpdateArrived()
-    relaxSinkLatencyLocked()
+    if let session { buffer.timingUpdated(session) }
     for cork in session?.waiters.takeTiming() ?? [] { cork.answer() }
   }
 
@@ -73,18 +71,14 @@ extension PulseOutput {
 
   /// The read index (µs of the stream) and the sink's latency of the last timing update; zeros without one.
   func readIndexLocked() -> (read: Int64, sinkLatency: UInt64) {
-    guard let stream = session?.stream, let timing = pa_stream_get_timing_info(stream),
-      timing.pointee.read_index_corrupt == 0, timing.pointee.read_index >= 0,
-      let spec = pa_stream_get_sample_spec(stream)
-    else { return (0, 0) }
-    return (Int64(pa_bytes_to_usec(UInt64(timing.pointee.read_index), spec)), timing.pointee.sink_usec)
+    session?.readIndex() ?? (0, 0)
   }
 
   /// After a flush the server's read index is where new audio will start: record the stream time there as
   /// the anchor for `seconds`.
   func anchorAfterFlushLocked(seconds: Double, _ done: @escaping (Result<Void, PlayerError>) -> Void) {
     guard let stream = session?.stream else { return done(.failure(.outputLost(detail: "the stream is gone"))) }
-    issueLocked(
+    requests.issue(
       "timing", start: { ticket in pa_stream_update_timing_info(stream, PulseOperation.streamCallback, ticket) },
       completion: { [self] _ in
         // Corked: the read index, where the new audio starts (``streamClockLocked()``).
@@ -124,31 +118,14 @@ extension PulseOutput {
       duration: session.decoder.info.duration)
   }
 
-  /// The server's playback clock now, in µs of the stream: the stream time of the frame being heard, as
-  /// `pa_stream_get_time` defines it, but computed here from the last timing update. libpulse's interpolation
-  /// runs on with the wall clock on a stream that has never played, corked or not: 0.2 s corked after `jump`
-  /// put the next `play` 0.2 s ahead of the audio. Nil while the clock is stale (``StreamClock/isStale``) or unknown.
+  /// The server's playback clock now, in µs of the stream (``StreamSession/serverClock()``); nil while the clock
+  /// is stale (``StreamClock/isStale``) or unknown.
   func streamClockLocked() -> pa_usec_t? {
     signedStreamClockLocked().map { pa_usec_t(max($0, 0)) }
   }
 
   /// ``streamClockLocked()``, negative while the sink still plays what it holds from before the stream's start.
   private func signedStreamClockLocked() -> Int64? {
-    guard !clock.isStale, let session, let timing = pa_stream_get_timing_info(session.stream),
-      timing.pointee.read_index_corrupt == 0, timing.pointee.read_index >= 0,
-      let spec = pa_stream_get_sample_spec(session.stream)
-    else { return nil }
-    let info = timing.pointee
-    let read = Int64(pa_bytes_to_usec(UInt64(info.read_index), spec))
-    // Corked, nothing is heard: the clock stands at the read index, where the next frame will play from.
-    guard session.running else { return read }
-    // The frame being heard is the sink's latency behind the read index, which has moved on since the update
-    // while the server played.
-    var usec = read - Int64(info.sink_usec)
-    if info.playing != 0 {
-      var stamp = info.timestamp
-      usec += Int64(pa_timeval_age(&stamp))
-    }
-    return usec
+    clock.isStale ? nil : session?.serverClock()
   }
 }

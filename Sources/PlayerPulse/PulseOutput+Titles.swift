@@ -31,7 +31,7 @@ extension PulseOutput {
     let position = positionLocked()
     guard let titles = session?.titles.heard(by: position) else { return }
     for title in titles {
-      announceLocked(.titleChanged(title, confirmationLocked()))
+      delivery.announce(.titleChanged(title, confirmationLocked()))
     }
   }
 }

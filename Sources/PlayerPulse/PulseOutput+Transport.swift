@@ -10,7 +10,7 @@ extension PulseOutput {
     prefill().flatMap { [self] _ in
       withOpenStream("start") { [self] stream, resolver in
         let started = confirmingAfterTiming(resolver)
-        issueLocked(
+        requests.issue(
           "start", start: { done in uncorkLocked(stream, done) },
           completion: { [self] ok in
             guard ok else { return started.fail(.outputFailed(operation: "start", detail: connection.lastError())) }
@@ -27,9 +27,9 @@ extension PulseOutput {
     TimingWaiter { [self] result in
       guard case .failure(let error) = result else {
         let confirmation = confirmationLocked()
-        return handOff { self.resolve(resolver, confirmation) }
+        return delivery.handOff { self.delivery.resolve(resolver, confirmation) }
       }
-      handOff { resolver.reject(error) }
+      delivery.handOff { resolver.reject(error) }
     }
   }
 
@@ -68,12 +68,12 @@ extension PulseOutput {
   public func pause() -> Future<OutputConfirmation, PlayerError> {
     withOpenStream("pause") { [self] stream, resolver in
       let cork = confirmingAfterTiming(resolver)
-      issueLocked(
+      requests.issue(
         "pause",
         start: { [self] done in
           let operation = pa_stream_cork(stream, 1, PulseOperation.streamCallback, done)
           requestTimingLocked()
-          shrinkBufferLocked()
+          buffer.shrink(session)
           return operation
         },
         completion: { [self] ok in
@@ -102,7 +102,7 @@ extension PulseOutput {
   private func reposition(to seconds: Double, name: String, resume: Bool?) -> Future<OutputConfirmation, PlayerError> {
     withOpenStream(name) { [self] stream, resolver in
       let heard = positionLocked()
-      guard let session else { return handOff { resolver.reject(Self.noStream(name)) } }
+      guard let session else { return delivery.handOff { resolver.reject(PulseRequests.noStream(name)) } }
       let (ring, decoder, wasRunning) = (session.ring, session.decoder, session.running)
       let target = min(max(Int64((seconds * Double(sampleRate)).rounded()), 0), decoder.info.frames)
       let before = min(max(Int64((heard * Double(sampleRate)).rounded()), 0), decoder.info.frames)
@@ -113,85 +113,101 @@ extension PulseOutput {
       // Back into the current track: the next one, if it was being decoded already, starts over later.
       self.session?.gapless.repositioned()
       if wasRunning {
-        issueLocked(
+        requests.issue(
           name + " (cork)", start: { done in pa_stream_cork(stream, 1, PulseOperation.streamCallback, done) },
           completion: { _ in }, failure: { _ in })
-        shrinkBufferLocked()
+        buffer.shrink(self.session)
       }
       // What is written from here on plays from where the flush leaves the server's read index, which only
       // the timing update after it tells: until then nothing counts from the old anchor.
       clock.flushing()
-      issueLocked(
+      requests.issue(
         name + " (flush)", start: { done in pa_stream_flush(stream, PulseOperation.streamCallback, done) },
         completion: { [self] ok in
           guard ok else {
             let error = PlayerError.outputFailed(operation: name, detail: connection.lastError())
-            return handOff { resolver.reject(error) }
+            return delivery.handOff { resolver.reject(error) }
           }
           clock.flushed()
-          // The decoder's move and the server's anchor run side by side; the later of the two confirms.
-          let join = RepositionJoin()
-          let finish: @Sendable () -> Void = { [self] in
-            guard let landing = join.landing, join.anchored else { return }
-            repositionedLocked(landing, target: target, resume: resume ?? wasRunning, wasRunning, resolver)
-          }
-          refillLocked(from: target, orBackTo: before, ring: ring, decoder: decoder) { landing in
-            join.landing = landing
-            finish()
+          let move = Reposition(
+            target: target, resume: resume ?? wasRunning, wasRunning: wasRunning, sampleRate: sampleRate)
+          refillLocked(from: target, orBackTo: before, ring: ring, decoder: decoder) { [self] landing in
+            move.landed(landing).map { repositionedLocked($0, resolver) }
           }
           anchorAfterFlushLocked(seconds: Double(target) / Double(sampleRate)) { [self] result in
-            if case .failure(let error) = result { return handOff { resolver.reject(error) } }
-            join.anchored = true
-            finish()
+            if case .failure(let error) = result { return delivery.handOff { resolver.reject(error) } }
+            move.anchorKnown().map { repositionedLocked($0, resolver) }
           }
-        }, failure: { error in self.handOff { resolver.reject(error) } })
+        }, failure: { error in self.delivery.handOff { resolver.reject(error) } })
     }
   }
 
-  /// The decoder landed and the anchor is known (lock held): confirms where the audio starts, uncorking first
-  /// when `resume` says so. A decoder that did not reach `target` fails the command, and the stream goes on as
-  /// it was, playing if it was.
+  /// Carries out how a seek or stop ends (lock held; see ``Reposition``).
   private func repositionedLocked(
-    _ landing: SeekLanding, target: Int64, resume: Bool, _ wasRunning: Bool,
-    _ resolver: Future<OutputConfirmation, PlayerError>.Resolver
+    _ decision: Reposition.Decision, _ resolver: Future<OutputConfirmation, PlayerError>.Resolver
   ) {
-    if landing.frame != target, let frame = landing.frame {
-      clock.moved(to: Double(frame) / Double(sampleRate))
-    }
-    let failure = landing.error
-    guard failure == nil ? resume : wasRunning else {
-      if let failure { return handOff { resolver.reject(failure) } }
+    if let seconds = decision.movedTo { clock.moved(to: seconds) }
+    switch decision.then {
+    case .fail(let failure):
+      delivery.handOff { resolver.reject(failure) }
+    case .confirmCorked:
       let confirmation = OutputConfirmation(
         position: clock.anchorSeconds, time: Self.now(), running: false, streamNumber: lineage.current)
-      return handOff { self.resolve(resolver, confirmation) }
-    }
-    handOff {
-      self.start().whenComplete { outcome in
-        switch outcome {
-        case .success(let confirmation):
-          guard let failure else { return self.resolve(resolver, confirmation) }
-          resolver.reject(failure)
-        case .failure(let error): resolver.reject(failure ?? error)
-        case .cancelled: resolver.reject(.cancelled)
+      delivery.handOff { self.delivery.resolve(resolver, confirmation) }
+    case .start(let failure):
+      delivery.handOff {
+        self.start().whenComplete { outcome in
+          switch outcome {
+          case .success(let confirmation):
+            guard let failure else { return self.delivery.resolve(resolver, confirmation) }
+            resolver.reject(failure)
+          case .failure(let error): resolver.reject(failure ?? error)
+          case .cancelled: resolver.reject(.cancelled)
+          }
         }
       }
     }
   }
 }
 
-/// The two halves of a seek or stop that run side by side, the decoder's move and the server's anchor; touched
-/// only under the mainloop lock.
-private final class RepositionJoin: @unchecked Sendable {
-  var landing: SeekLanding?
-  var anchored = false
-}
-
 extension PulseOutput {
-
   /// Reads the stream's position and state from a fresh timing update.
   public func status() -> Future<OutputConfirmation, PlayerError> {
     confirmedStreamOperation(
       "status", start: { stream, ticket in pa_stream_update_timing_info(stream, PulseOperation.streamCallback, ticket) }
     )
+  }
+
+  /// Runs `body` with the lock held and the open stream, for an operation named `name` that settles through
+  /// the resolver; fails at once when no stream is ready.
+  private func withOpenStream<T: Sendable>(
+    _ name: String, _ body: @escaping (OpaquePointer, Future<T, PlayerError>.Resolver) -> Void
+  ) -> Future<T, PlayerError> {
+    let (future, resolver) = Future<T, PlayerError>.pending()
+    locked {
+      guard let stream = session?.stream, pa_stream_get_state(stream) == PA_STREAM_READY else {
+        return delivery.handOff { resolver.reject(PulseRequests.noStream(name)) }
+      }
+      body(stream, resolver)
+    }
+    return future
+  }
+
+  /// Issues `name` on the open stream and confirms with the stream's state once the server agreed.
+  private func confirmedStreamOperation(
+    _ name: String, start: @escaping (OpaquePointer, UnsafeMutableRawPointer) -> OpaquePointer?
+  ) -> Future<OutputConfirmation, PlayerError> {
+    withOpenStream(name) { [self] stream, resolver in
+      requests.issue(
+        name, start: { ticket in start(stream, ticket) },
+        completion: { [self] ok in
+          guard ok else {
+            let error = PlayerError.outputFailed(operation: name, detail: connection.lastError())
+            return delivery.handOff { resolver.reject(error) }
+          }
+          let confirmation = confirmationLocked()
+          delivery.handOff { self.delivery.resolve(resolver, confirmation) }
+        }, failure: { error in self.delivery.handOff { resolver.reject(error) } })
+    }
   }
 }

@@ -39,9 +39,10 @@ import Synchronization
 ///
 /// The connection (``PulseConnection``) and the volume (``VolumeControl``) are parts of their own. The other jobs
 /// live in files of their own: the stream (`+Stream`), start, pause, seek and stop (`+Transport`), the audio path
-/// (`+Feeding`), timing and position (`+Timing`), the server's buffer (`+Buffer`, carrying out ``BufferPolicy``),
+/// (`+Feeding`), timing and position (`+Timing`), the server's buffer (``ServerBuffer``),
 /// gapless (`+Gapless`, with ``GaplessBoundary``), the stream prepared before the first `open` (`+Prepare`, with
-/// ``PreparedStart``), and issuing operations (`+Requests`, with ``PulseRequests``).
+/// ``PreparedStart``). Operations are issued through ``PulseRequests``, and
+/// futures settle and events go through ``OutputDelivery``.
 public final class PulseOutput: AudioOutput, @unchecked Sendable {
   /// Where to connect and how.
   public struct Configuration: Sendable, Equatable {
@@ -77,18 +78,18 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
   let loop: ThreadedMainloop
   /// Where futures settle and events go (see ``OutputDelivery``).
   let delivery = OutputDelivery(label: "splay.pulse.settle")
-  /// Decodes into the stream's ring (see ``DecodeQueue``).
-  let decoding = DecodeQueue()
+  /// Decodes into the stream's ring (see ``RingFeeder``).
+  let feeder = RingFeeder()
 
   // Guarded by the mainloop lock; the methods that touch them say so with a `Locked` suffix.
   /// The context, connecting with a deadline, and losing it (see ``PulseConnection``).
   let connection: PulseConnection
-  /// The stream's buffer at the server and the timing schedule (see ``BufferPolicy``).
-  var buffer: BufferPolicy
+  /// The stream's buffer at the server and the timing schedule (see ``ServerBuffer``).
+  let buffer: ServerBuffer
   /// The mainloop timers (see ``MainloopTimers``).
   let timers: MainloopTimers
   /// The libpulse operations in flight.
-  let requests = PulseRequests()
+  let requests: PulseRequests
   /// The stream and what feeds it, while one exists (see ``StreamSession``).
   var session: StreamSession?
   /// The anchor, the frames written since and the confirmed position (see ``StreamClock``).
@@ -101,12 +102,13 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
   /// Creates an output; it connects on the first `open` or `prepare` (or at ``connectEarly()``).
   public init(configuration: Configuration = Configuration()) {
     self.configuration = configuration
-    buffer = BufferPolicy(
+    buffer = ServerBuffer(
       targetLatency: configuration.targetLatency, steadyLatency: configuration.steadyLatency)
     loop = ThreadedMainloop()
     timers = MainloopTimers(mainloop: loop.pointer)
     connection = PulseConnection(
       loop: loop, server: configuration.server, timeout: configuration.connectTimeout)
+    requests = PulseRequests(loop: loop, connection: connection)
     volume = VolumeControl(connection: connection, requests: requests, delivery: delivery)
     locked { hookUpConnectionLocked() }
   }
@@ -130,12 +132,13 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
   /// reported by that `open` as any failed connection is (the next `open` connects again).
   public init(configuration: Configuration, adopting connection: Connection) {
     self.configuration = configuration
-    buffer = BufferPolicy(
+    buffer = ServerBuffer(
       targetLatency: configuration.targetLatency, steadyLatency: configuration.steadyLatency)
     loop = ThreadedMainloop(adopting: connection.mainloop)
     timers = MainloopTimers(mainloop: loop.pointer)
     self.connection = PulseConnection(
       loop: loop, server: configuration.server, timeout: configuration.connectTimeout)
+    requests = PulseRequests(loop: loop, connection: self.connection)
     volume = VolumeControl(connection: self.connection, requests: requests, delivery: delivery)
     locked {
       hookUpConnectionLocked()
@@ -157,19 +160,19 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
   /// connection is the output's.
   private func hookUpConnectionLocked() {
     volume.currentStream = { [weak self] in
-      guard let session = self?.session, pa_stream_get_state(session.stream) == PA_STREAM_READY else { return nil }
+      guard let session = self?.session, session.isReady else { return nil }
       return (session.stream, session.ring.channels)
     }
     connection.hooks = PulseConnection.Hooks(
       ready: { [weak self] context in
         self?.volume.subscribeLocked(context)
-        self?.identifyServerLocked(context)
+        self?.buffer.identify(context)
       },
       lost: { [weak self] error in
         guard let self else { return }
         teardownStreamLocked()
         connection.disconnect(error: error)
-        announceLocked(.lost(error))
+        delivery.announce(.lost(error))
       },
       closing: { [weak self] error in self?.connectionClosingLocked(error) })
   }
@@ -187,7 +190,7 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
   func connect() -> Future<Void, PlayerError> {
     let (future, resolver) = Future<Void, PlayerError>.pending()
     locked {
-      connection.whenConnected { result in self.handOff { resolver.settle(with: Outcome(result)) } }
+      connection.whenConnected { result in self.delivery.handOff { resolver.settle(with: Outcome(result)) } }
     }
     return future
   }
@@ -232,7 +235,7 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
       let (future, resolver) = Future<Void, PlayerError>.pending()
       let number = locked {
         createStreamLocked(for: decoder, at: seconds, volume: volume) { result in
-          self.handOff { resolver.settle(with: Outcome(result)) }
+          self.delivery.handOff { resolver.settle(with: Outcome(result)) }
         }
         return lineage.current
       }
@@ -266,11 +269,14 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
 
   /// The server's index of the stream (its sink input) while one is open: what another connection reads it by.
   public var sinkInputIndex: UInt32? {
-    locked {
-      guard let stream = session?.stream, pa_stream_get_state(stream) == PA_STREAM_READY else { return nil }
-      return pa_stream_get_index(stream)
-    }
+    locked { session?.sinkInputIndex }
   }
+
+  /// What the server says of the open stream now, nil without a ready stream: tests check the buffer policy.
+  var serverReadings: ServerReadings? { locked { session.flatMap { ServerReadings($0.stream) } } }
+
+  /// Whether the connected server said it is PipeWire's pulse server.
+  var serverIsPipeWire: Bool { locked { buffer.serverIsPipeWire } }
 
   /// Same-format tracks follow each other in one stream.
   public var playsGapless: Bool { true }

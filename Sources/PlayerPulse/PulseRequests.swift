@@ -8,21 +8,36 @@ import PlayerCore
 /// back. Every method runs with the mainloop lock held (or on the mainloop thread).
 final class PulseRequests {
   private var pending: [ObjectIdentifier: PulseOperation] = [:]
+  private let loop: ThreadedMainloop
+  private let connection: PulseConnection
 
-  /// Starts an operation: `start` gets the userdata for a ``PulseOperation`` trampoline and returns libpulse's
-  /// operation. When libpulse refuses it at once, `failure` gets `detail()`'s reason and the result is nil.
+  /// Requests on `connection`'s context, run by `loop`.
+  init(loop: ThreadedMainloop, connection: PulseConnection) {
+    self.loop = loop
+    self.connection = connection
+  }
+
+  /// The error of an operation that needs a stream when none is open.
+  static func noStream(_ name: String) -> PlayerError {
+    .outputFailed(operation: name, detail: "no stream is open")
+  }
+
+  /// Starts an operation (lock held): `start` gets the userdata for a ``PulseOperation`` trampoline and returns
+  /// libpulse's operation. When libpulse refuses it at once, `failure` gets the connection's last error and the
+  /// result is nil; `failure` also runs when the stream or the connection goes before the server answers.
   @discardableResult
   func issue(
     _ name: String, start: (UnsafeMutableRawPointer) -> OpaquePointer?,
     completion: @escaping (Bool) -> Void, failure: @escaping (PlayerError) -> Void,
-    volumeRead: ((pa_volume_t) -> Void)? = nil, detail: () -> String
+    volumeRead: ((pa_volume_t) -> Void)? = nil
   ) -> PulseOperation? {
+    loop.assertLocked(function: #function)
     let operation = PulseOperation(name: name, completion: completion, failure: failure, volumeRead: volumeRead)
     operation.requests = self
     let userdata = Unmanaged.passRetained(operation).toOpaque()
     guard let handle = start(userdata) else {
       Unmanaged<PulseOperation>.fromOpaque(userdata).release()
-      failure(.outputFailed(operation: name, detail: detail()))
+      failure(.outputFailed(operation: name, detail: connection.lastError()))
       return nil
     }
     operation.handle = handle

@@ -8,6 +8,12 @@ struct SeekLanding: Sendable, Equatable {
   /// Why the decoder did not reach the target, or nil when it did.
   var error: PlayerError?
 
+  /// A landing at `frame`, for `error`.
+  init(frame: Int64?, error: PlayerError? = nil) {
+    self.frame = frame
+    self.error = error
+  }
+
   /// Moves `decoder` to `target`, or back to `fallback` when it cannot go there.
   init(seeking decoder: any AudioDecoder, to target: Int64, orBackTo fallback: Int64) {
     do {

@@ -28,12 +28,13 @@ struct StreamLineage {
     if case .came = firstOpen { true } else { false }
   }
 
-  /// Records `entry` as the stream prepared for the first `open`. False when that `open` came already or
-  /// another stream is being prepared: only one is.
-  mutating func prepare(_ entry: PreparedStream) -> Bool {
-    guard case .awaited(prepared: .none) = firstOpen else { return false }
+  /// Makes the stream prepared for the first `open`, of `decoder`, to play once cleared (`playing`) or to stay
+  /// corked. Nil when that `open` came already or another stream is being prepared: only one is.
+  mutating func prepare(_ decoder: any AudioDecoder, playing: Bool) -> PreparedStream? {
+    guard case .awaited(prepared: .none) = firstOpen else { return nil }
+    let entry = PreparedStream(decoder: decoder, playing: playing)
     firstOpen = .awaited(prepared: entry)
-    return true
+    return entry
   }
 
   /// Takes the first `open`, of `decoder` at `seconds` with `volume`: returns the prepared stream when it was

@@ -86,7 +86,7 @@ final class VolumeControl {
         guard ok else { return done(.failure(.outputFailed(operation: "mute", detail: connection.lastError()))) }
         state.set(muted: muted)
         done(.success(()))
-      }, failure: { error in done(.failure(error)) }, detail: connection.lastError)
+      }, failure: { error in done(.failure(error)) })
   }
 
   /// Sets the stream's level at the server; `done` gets the server's answer.
@@ -109,7 +109,7 @@ final class VolumeControl {
         guard ok else { return done(.failure(.outputFailed(operation: "volume", detail: connection.lastError()))) }
         state.acknowledged(level: level, explicit: explicit)
         done(.success(()))
-      }, failure: { error in done(.failure(error)) }, detail: connection.lastError)
+      }, failure: { error in done(.failure(error)) })
   }
 
   /// Reads the new stream's level at the server, and sets the explicit one when that differs: a server may
@@ -131,7 +131,7 @@ final class VolumeControl {
         let mute = { [self] in fix.mute ? applyMuteLocked(true, to: stream) { _ in done() } : done() }
         guard let explicit = fix.level else { return mute() }
         applyLocked(explicit, to: stream, channels: channels) { _ in mute() }
-      }, failure: { _ in done() }, volumeRead: { reading.volume = $0 }, detail: connection.lastError)
+      }, failure: { _ in done() }, volumeRead: { reading.volume = $0 })
   }
 
   // MARK: - Following other programs

@@ -19,21 +19,23 @@ import Testing
   @Test(arguments: [
     (true, 0.0, nil as Int?, true), (false, 0.0, nil, false), (true, 1.5, nil, false), (true, 0.0, 40, false),
   ])
-  func theFirstOpenTakesOnlyTheStreamPreparedForExactlyIt(same: Bool, seconds: Double, volume: Int?, takes: Bool) {
+  func theFirstOpenTakesOnlyTheStreamPreparedForExactlyIt(same: Bool, seconds: Double, volume: Int?, takes: Bool)
+    throws
+  {
     var lineage = StreamLineage()
     let prepared = FakeDecoder(path: "a.flac")
-    let entry = PreparedStream(decoder: prepared, playing: false)
     #expect(!lineage.firstOpenCame)
-    let (taken1, taken2) = (lineage.prepare(entry), lineage.prepare(PreparedStream(decoder: prepared, playing: true)))
-    #expect(taken1 && !taken2, "only one stream is prepared")
+    let made = lineage.prepare(prepared, playing: false)
+    let entry = try #require(made)
+    #expect(entry.decoder === prepared && entry.start == PreparedStart(playing: false))
+    #expect(lineage.prepare(prepared, playing: true) == nil, "only one stream is prepared")
     let taken = lineage.takePrepared(for: same ? prepared : FakeDecoder(path: "b.flac"), at: seconds, volume: volume)
     #expect((taken === entry) == takes)
     #expect(entry.dropped == !takes)
     #expect(lineage.firstOpenCame)
     let later = lineage.takePrepared(for: prepared, at: 0, volume: nil)
     #expect(later == nil, "a later open takes nothing")
-    let preparedAfter = lineage.prepare(PreparedStream(decoder: prepared, playing: false))
-    #expect(!preparedAfter, "nothing is prepared after it")
+    #expect(lineage.prepare(prepared, playing: false) == nil, "nothing is prepared after it")
   }
 
   @Test func aFirstOpenWithNothingPreparedTakesNothing() {

@@ -93,14 +93,14 @@ public final class PulseProbe: @unchecked Sendable {
         SinkQuery.run(context, name: name) { sink in
           guard let sink else { return resolver.reject(.outputFailed(operation: "probe", detail: "no sink \(name)")) }
           ModuleQuery.run(context, index: sink.module) { module in
-            let isPipeWire = server.name.contains("PipeWire")
+            let isPipeWire = server.name?.contains("PipeWire") == true
             let noRewinds = module?.name == "module-null-sink" && module?.argument.contains("norewinds=1") == true
             // PipeWire's sinks say the rate they were made with, while its graph, and every sink in it, runs at
             // the default rate.
             let rate = isPipeWire && server.rate > 0 ? server.rate : sink.rate
             resolver.resolve(
               SinkFacts(
-                serverName: server.name, sink: sink.name, monitor: sink.monitor, rate: rate,
+                serverName: server.name ?? "?", sink: sink.name, monitor: sink.monitor, rate: rate,
                 channels: sink.channels, rewinds: !isPipeWire && !noRewinds))
           }
         }

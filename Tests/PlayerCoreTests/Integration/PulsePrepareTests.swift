@@ -58,20 +58,21 @@ final class PulsePrepareTests {
   }
 
   /// The server's streams of this test's files (sink inputs whose `media.filename` is one of them).
-  private func ownStreams() throws -> Int {
+  private func ownStreams(of files: [String]? = nil) throws -> Int {
     let listing = try PulseEnvironment.run("/usr/bin/pactl", ["list", "sink-inputs"]).stdout
-    return [ladder, sweep].reduce(0) { count, path in
+    return (files ?? [ladder, sweep]).reduce(0) { count, path in
       count + listing.components(separatedBy: "media.filename = \"\(path)\"").count - 1
     }
   }
 
-  private func waitForOwnStreams(_ count: Int) async throws {
+  private func waitForOwnStreams(_ count: Int, of files: [String]? = nil) async throws {
     var polls = 0
-    while try ownStreams() != count, polls < 300 {
+    while try ownStreams(of: files) != count, polls < 300 {
       polls += 1
       try await Task.sleep(for: .milliseconds(10))
     }
-    #expect(try ownStreams() == count, "the server shows \(count) stream(s) of this test's files")
+    let shown = try ownStreams(of: files)
+    #expect(shown == count, "the server shows \(shown) stream(s) of this test's files, not \(count)")
   }
 
   /// Plays what is open for `seconds` and returns the quarter-second ladder steps heard from the first sound.
@@ -140,6 +141,27 @@ final class PulsePrepareTests {
       #expect(opened.streamNumber == 2, "a stream of its own, created at that volume")
       try await waitForOwnStreams(1)
       _ = try await value(output.close())
+    }
+  }
+
+  /// An `open` that replaces a stream the server has not yet answered for: that stream must still leave the
+  /// server (libpulse cannot disconnect a stream before the answer, so it is deleted once the answer comes).
+  @Test func aStreamReplacedBeforeTheServerMadeItLeavesTheServer() async throws {
+    try await exclusively {
+      let output = PulseOutput()
+      let files = SndfileDecoderFactory()
+      // Both wait for the connection and then run in order: the second replaces the first, as a rule before the
+      // server made it. Under TSan the server may make it first; that open then confirms its own stream.
+      let (first, second) = (try files.open(sweep), try files.open(ladder))
+      let replaced = output.open(first, at: 0, volume: nil)
+      let opened = try await value(output.open(second, at: 0, volume: nil))
+      let given = await replaced.settled
+      #expect(given.value == nil || given.value?.streamNumber == 1, "given up, or its own stream: \(given)")
+      #expect(opened.streamNumber == 2)
+      try await waitForOwnStreams(0, of: [sweep])
+      try await waitForOwnStreams(1, of: [ladder])
+      _ = try await value(output.close())
+      try await waitForOwnStreams(0)
     }
   }
 
@@ -339,8 +361,8 @@ final class PulsePrepareTests {
       let corked = decoder.framesRead
       #expect(corked < 88_200, "decoded \(corked) frames while corked")
       _ = try await value(output.start())
-      try await Task.sleep(for: .milliseconds(300))
-      // The ring filled: more than a whole ring decoded, and far more than 0.3 s of playing took.
+      // The ring fills: more than a whole ring decoded, far more than a moment of playing takes.
+      _ = await waitFor(within: 3) { decoder.framesRead >= 88_200 && decoder.framesRead - corked > 44_100 }
       let playing = decoder.framesRead
       #expect(playing >= 88_200 && playing - corked > 44_100, "decoded \(corked), then \(playing) frames")
       _ = try await value(output.stop())

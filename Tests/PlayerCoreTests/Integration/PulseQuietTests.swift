@@ -19,7 +19,7 @@ struct PulseQuietTests {
       let controller = PlayerController(output: output, decoders: StandardDecoderFactory())
       _ = await controller.load([Fixtures.sweepFLAC]).settled
       #expect(await controller.play().settled.value?.status == .playing)
-      try await Task.sleep(for: .milliseconds(500))
+      _ = await waitFor(within: 3) { output.timingUpdatesAnswered >= 3 }
       let playing = output.timingUpdatesAnswered
       #expect(playing >= 3, "while audio flows, updates keep the interpolated clock true: \(playing)")
 

@@ -63,7 +63,8 @@ struct PulseStreamCycleTests {
       let baseline = residentBytes()
       for index in 0..<1_000 { await cycle(index) }
       _ = await controller.stop().settled
-      try await Task.sleep(for: .milliseconds(100))
+      // The replaced decoders go and the streams close as the server answers: wait for that, then judge.
+      _ = try await waitFor(within: 5) { try decoders.alive <= 1 && sinkInputs() == 1 }
       let grown = residentBytes() - baseline
       print(
         "1,000 stream cycles: \(decoders.count) decoders opened, \(decoders.alive) alive after; "
