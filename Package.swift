@@ -89,6 +89,7 @@ let package = Package(
     .executableTarget(
       name: "LibraryCLI",
       dependencies: [
+        "ControlProtocol",
         "PlayerIndex",
         "PlayerCore",
         "PlayerDecoding",
@@ -166,7 +167,8 @@ let package = Package(
       ]
     ),
     .testTarget(name: "SplayConfigTests", dependencies: ["SplayConfig"]),
-    .testTarget(name: "PlayerIndexTests", dependencies: ["PlayerIndex", "PlayerCore"]),
+    .testTarget(
+      name: "PlayerIndexTests", dependencies: ["PlayerIndex", "PlayerCore", "PlayerLibrary", "AudioTestSupport"]),
     .testTarget(
       name: "PlayerCLITests",
       dependencies: [

@@ -9,6 +9,17 @@ def step(message):
     print(f"==> {message}", file=sys.stderr, flush=True)
 
 
+def splay_release_flags(root):
+    """The flags `make release` builds splay with: the Swift runtime and libstdc++ linked in, and cross-module
+    optimization (for the probes measured beside it too)."""
+    cxx = subprocess.run([str(root / "scripts" / "static-libstdcxx-dir")], capture_output=True, text=True,
+                         check=True).stdout.strip()
+    return ["--static-swift-stdlib"] + (["-Xlinker", f"-L{cxx}"] if cxx else []) + CROSS_MODULE
+
+
+CROSS_MODULE = ["-Xswiftc", "-cross-module-optimization"]
+
+
 def run(command, **kwargs):
     """Runs a command; a failure ends the driver with the command line."""
     result = subprocess.run(command, **kwargs)

@@ -58,7 +58,7 @@ from bench_replaygain import REPLAYGAIN_NOTES, measure_replaygain, replaygain_ro
 from bench_collection import collection_rows, measure_collection
 from bench_mpris import (MPRIS_NOTES, MPV_BUS_NAME, MPV_MPRIS, SETTLE, SPLAY_BUS_NAME, PrivateBus, measure_idle,
                          measure_mpris, mpris_rows)
-from benchsupport import run, step, update_section
+from benchsupport import CROSS_MODULE, run, splay_release_flags, step, update_section
 
 try:
     import numpy
@@ -109,12 +109,10 @@ def main():
     run([str(ROOT / "scripts" / "install-deps"), "mpv", "mpg123", "sox", "libsox-fmt-mp3", "ffmpeg", "mpv-mpris"])
     if not options.skip_build:
         step("building splay, ControlProbe, PulseFloorProbe and MPRISProbe (release)")
-        # splay as `make release` builds it, with the Swift runtime and libstdc++ linked in, and cross-module
-        # optimization (for ControlProbe too, so that the API figures are of the same code).
-        cxx = subprocess.run([str(ROOT / "scripts" / "static-libstdcxx-dir")], capture_output=True, text=True,
-                             check=True).stdout.strip()
-        cmo = ["-Xswiftc", "-cross-module-optimization"]
-        static = ["--static-swift-stdlib"] + (["-Xlinker", f"-L{cxx}"] if cxx else []) + cmo
+        # splay as `make release` builds it (ControlProbe with cross-module optimization too, so that the API
+        # figures are of the same code).
+        cmo = CROSS_MODULE
+        static = splay_release_flags(ROOT)
         for package, product, extra in ((ROOT, "splay", static), (PACKAGE, "ControlProbe", cmo),
                                         (PACKAGE, "PulseFloorProbe", []), (PACKAGE, "MPRISProbe", [])):
             run([options.swift, "build", "-c", "release", "-j", options.jobs, "--package-path", str(package),

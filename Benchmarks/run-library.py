@@ -9,7 +9,9 @@ release `splay-library` (the program `splay library` and `splay search` become):
 - a search that finds one album (100 tracks), beside `find -ipath` over the tree (no index) and the `sqlite3`
   shell running the same FTS5 query on the same index (SQLite's own floor, with its process start); and the same
   search inside one process (LibraryProbe: the index opened once, the query alone);
-- a search that finds every track (100,000 paths sorted and printed), for scale.
+- a search that finds every track (100,000 paths sorted and printed), for scale;
+- `splay info` over the whole tree answered from the index, beside the same command with no index (every file
+  opened by the decoders).
 
 With --update-doc, the table replaces what lies between `<!-- library-bench:start -->` and
 `<!-- library-bench:end -->` of that file.
@@ -28,10 +30,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_collection import FILES_PER_FOLDER, make_tree  # noqa: E402
-from benchsupport import run, step, update_section  # noqa: E402
+from benchsupport import run, splay_release_flags, step, update_section  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 LIBRARY = ROOT / ".build" / "release" / "splay-library"
+SPLAY = ROOT / ".build" / "release" / "splay"
 PACKAGE = ROOT / "Benchmarks"
 PROBE = PACKAGE / ".build" / "release" / "LibraryProbe"
 SOURCE = ROOT / "fixtures" / "media" / "short-44k-stereo.flac"
@@ -64,7 +67,9 @@ def main():
     options = parser.parse_args()
     run([str(ROOT / "scripts" / "install-deps"), "sqlite3"])
     if not options.skip_build:
-        step("building splay-library (release, as `make release` builds it) and LibraryProbe")
+        step("building splay and splay-library (release, as `make release` builds them) and LibraryProbe")
+        run([options.swift, "build", "-c", "release", "-j", "1", "--package-path", str(ROOT), "--product", "splay"]
+            + splay_release_flags(ROOT))
         run([options.swift, "build", "-c", "release", "-j", "1", "--package-path", str(ROOT), "--static-swift-stdlib",
              "--product", "splay-library"])
         run([options.swift, "build", "-c", "release", "-j", "1", "--package-path", str(PACKAGE),
@@ -91,6 +96,10 @@ def main():
             searches["sqlite3"].append(timed(["sqlite3", "-readonly", index, fts], environment, 100))
         for _ in range(max(3, rounds // 4)):
             everything.append(timed([str(LIBRARY), "search", "flac"], environment, FILES))
+        step("splay info over the tree, from the index and from the files")
+        info_index = timed([str(SPLAY), "info", str(tree)], environment, FILES)
+        no_index = dict(environment, XDG_CACHE_HOME=f"{directory}/no-cache")
+        info_files = timed([str(SPLAY), "info", str(tree)], no_index, FILES)
         probe = json.loads(subprocess.run([str(PROBE), index, str(rounds), query], capture_output=True, text=True,
                                           check=True).stdout)
         if probe["found"] != 100:
@@ -109,6 +118,8 @@ def main():
          f"{ms['sqlite3']:.1f} ms", "—", "—"],
         [f"Search finding all {FILES:,} tracks (sorted, printed; median)", f"{median(everything) * 1000:.0f} ms", "—",
          "—", "—"],
+        [f"`splay info` over the {FILES:,} files, answered from the index (spawn to exit, once)", f"{info_index:.2f} s",
+         f"the same with no index (every file opened): {info_files:.1f} s", "—", "—"],
     ]
     when = datetime.datetime.now().strftime("%Y-%m-%d %H:%M")
     heading = (f"Library index, measured {when} on {os.cpu_count()} cores, {platform.machine()}, load average "

@@ -14,11 +14,7 @@ struct Library {
   let roots: LibraryRoots
 
   init() throws {
-    var environment: [String: String] = [:]
-    for key in ["HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME"] {
-      if let value = getenv(key) { environment[key] = String(cString: value) }
-    }
-    guard let locations = LibraryLocations(environment: environment) else {
+    guard let locations = LibraryLocations.ofThisProcess() else {
       throw LibraryFailure(message: "no place for the library: neither HOME nor XDG_CACHE_HOME is set", status: .failed)
     }
     self.locations = locations
@@ -57,20 +53,22 @@ struct Library {
     return report.failures.isEmpty && report.skipped.isEmpty
   }
 
-  /// The tags of the track at `path`, read by the decoders that play it.
+  /// The tags of the track at `path`, read by the decoders that play it, and what `splay info` prints of it.
   static let readTags: LibraryScanner.TagReader = { path in
     do {
-      let info = try decoders.open(path).info
-      return .success(
-        TrackTags(
-          title: info.title, artist: info.artist, album: info.album, trackNumber: info.trackNumber, date: info.date,
-          duration: info.duration.isFinite ? info.duration : nil))
+      let info = try scanDecoders.open(path).info
+      return .success(TrackReading(facts: TrackFacts(info: info, gains: ReplayGainTags.read(atPath: path))))
     } catch {
       return .failure(.track((error as? PlayerError)?.message ?? "\(path): \(error)"))
     }
   }
 
-  private static let decoders: any AudioDecoderFactory = CueTrackDecoderFactory(opening: StandardDecoderFactory())
+  /// What opens the files and streams splay plays, as `splay` opens them.
+  static func decoders(streamTimeout: Double) -> any AudioDecoderFactory {
+    CueTrackDecoderFactory(opening: StandardDecoderFactory(streamTimeout: streamTimeout))
+  }
+
+  private static let scanDecoders = decoders(streamTimeout: 3)
 
   static func now() -> UInt64 {
     var ts = timespec()

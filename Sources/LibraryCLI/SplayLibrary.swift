@@ -25,7 +25,9 @@ struct SplayLibrary: ParsableCommand {
       Exit codes: 0 success; 1 the index cannot be used, or nothing matched a search; 2 usage error; 3 a root is \
       missing or some files could not be read (the rest are indexed).
       """,
-    subcommands: [AddCommand.self, RemoveCommand.self, RootsCommand.self, ScanCommand.self, SearchCommand.self]
+    subcommands: [
+      AddCommand.self, RemoveCommand.self, RootsCommand.self, ScanCommand.self, SearchCommand.self, InfoCommand.self,
+    ]
   )
 }
 

@@ -1,3 +1,4 @@
+import PlayerCore
 import PlayerLibrary
 
 /// One track as the index holds it: where it is, the file it comes from as it was when read, and its tags.
@@ -8,12 +9,51 @@ public struct IndexedTrack: Sendable, Equatable {
   public var stamp: FileStamp
   /// The tags read from it.
   public var tags: TrackTags
+  /// What `splay info` says of it, when the reader gave it.
+  public var facts: TrackFacts?
 
   /// Creates a track.
-  public init(path: String, stamp: FileStamp, tags: TrackTags) {
+  public init(path: String, stamp: FileStamp, tags: TrackTags, facts: TrackFacts? = nil) {
     self.path = path
     self.stamp = stamp
     self.tags = tags
+    self.facts = facts
+  }
+}
+
+/// What a scan read of a track: the tags it searches, and what `splay info` prints of it.
+public struct TrackReading: Sendable, Equatable {
+  /// The tags searched.
+  public var tags: TrackTags
+  /// The decoder's view of the track and its ReplayGain tags; nil from a reader that does not give them.
+  public var facts: TrackFacts?
+
+  /// A reading of `tags` only.
+  public init(tags: TrackTags) {
+    self.tags = tags
+  }
+
+  /// A reading of what the decoders saw: the tags are the info's.
+  public init(facts: TrackFacts) {
+    let info = facts.info
+    tags = TrackTags(
+      title: info.title, artist: info.artist, album: info.album, trackNumber: info.trackNumber, date: info.date,
+      duration: info.duration.isFinite ? info.duration : nil)
+    self.facts = facts
+  }
+}
+
+/// What `splay info` prints of a track, kept so that it need not open a file the index read unchanged.
+public struct TrackFacts: Sendable, Equatable {
+  /// What the decoders saw (format, length, bitrate, tags, damage).
+  public var info: TrackInfo
+  /// Its ReplayGain tags.
+  public var gains: ReplayGainTags
+
+  /// Creates facts.
+  public init(info: TrackInfo, gains: ReplayGainTags) {
+    self.info = info
+    self.gains = gains
   }
 }
 

@@ -43,16 +43,21 @@ public final class LibraryIndex: Sendable {
   /// search a few milliseconds less than ``open(at:)``. A missing, unfinished or damaged index is opened (and made
   /// again) as ``open(at:)`` does.
   public static func openForSearch(at path: String) throws(LibraryError) -> (index: LibraryIndex, rebuilt: String?) {
+    if let ready = openIfReady(at: path) { return (ready, nil) }
+    return try open(at: path)
+  }
+
+  /// Opens the index at `path` for reading only when it is there and made by this version: nil otherwise, with
+  /// nothing created or changed (for `splay info`, which answers from the files when there is no index).
+  public static func openIfReady(at path: String) -> LibraryIndex? {
     var configuration = Configuration()
     configuration.readonly = true
     configuration.busyMode = .timeout(30)
-    if access(path, R_OK) == 0,
+    guard access(path, R_OK) == 0,
       let queue = try? DatabaseQueue(path: path, configuration: configuration),
       (try? queue.read({ db in try IndexSchema.migrator.hasCompletedMigrations(db) })) == true
-    {
-      return (LibraryIndex(path: path, pool: queue), nil)
-    }
-    return try open(at: path)
+    else { return nil }
+    return LibraryIndex(path: path, pool: queue)
   }
 
   private static func attach(_ path: String) throws -> LibraryIndex {
@@ -112,11 +117,16 @@ public final class LibraryIndex: Sendable {
       try pool.write { db in
         let upsert = try db.cachedStatement(
           sql: """
-            INSERT INTO track (path, size, modified, title, artist, album, trackNumber, date, duration)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO track (path, size, modified, title, artist, album, trackNumber, date, duration, format,
+              sampleRate, channels, frames, bitDepth, bitrate, damage, trackGain, trackPeak, albumGain, albumPeak)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT (path) DO UPDATE SET size = excluded.size, modified = excluded.modified,
               title = excluded.title, artist = excluded.artist, album = excluded.album,
-              trackNumber = excluded.trackNumber, date = excluded.date, duration = excluded.duration
+              trackNumber = excluded.trackNumber, date = excluded.date, duration = excluded.duration,
+              format = excluded.format, sampleRate = excluded.sampleRate, channels = excluded.channels,
+              frames = excluded.frames, bitDepth = excluded.bitDepth, bitrate = excluded.bitrate,
+              damage = excluded.damage, trackGain = excluded.trackGain, trackPeak = excluded.trackPeak,
+              albumGain = excluded.albumGain, albumPeak = excluded.albumPeak
             RETURNING id
             """)
         let unindex = try db.cachedStatement(sql: "DELETE FROM track_text WHERE rowid = ?")
@@ -124,12 +134,15 @@ public final class LibraryIndex: Sendable {
           sql: "INSERT INTO track_text (rowid, title, artist, album, path) VALUES (?, ?, ?, ?, ?)")
         for track in tracks {
           let tags = track.tags
+          let (info, gains) = (track.facts?.info, track.facts?.gains)
           guard
             let id = try Int64.fetchOne(
               upsert,
               arguments: [
                 track.path, track.stamp.size, track.stamp.modified, tags.title, tags.artist, tags.album,
-                tags.trackNumber, tags.date, tags.duration,
+                tags.trackNumber, tags.date, tags.duration, info?.format, info?.sampleRate, info?.channels,
+                info?.frames, info?.bitDepth, info?.bitrate, info?.damage, gains?.trackGain, gains?.trackPeak,
+                gains?.albumGain, gains?.albumPeak,
               ])
           else { continue }
           try unindex.execute(arguments: [id])
@@ -153,6 +166,37 @@ public final class LibraryIndex: Sendable {
           try unindex.execute(arguments: [path])
           try delete.execute(arguments: [path])
         }
+      }
+    }
+  }
+
+  /// What `splay info` prints of each of `paths` that the index holds it for, with the stamp of the file it was
+  /// read from: the caller answers from it only when the file's stamp is still that.
+  public func facts(for paths: [String]) throws(LibraryError) -> [String: (stamp: FileStamp, facts: TrackFacts)] {
+    try run {
+      try pool.read { db in
+        let select = try db.cachedStatement(
+          sql: """
+            SELECT size, modified, title, artist, album, trackNumber, date, format, sampleRate, channels, frames,
+              bitDepth, bitrate, damage, trackGain, trackPeak, albumGain, albumPeak
+            FROM track WHERE path = ? AND format IS NOT NULL
+            """)
+        var found: [String: (stamp: FileStamp, facts: TrackFacts)] = [:]
+        found.reserveCapacity(paths.count)
+        for path in paths {
+          // A cursor's row reads the statement in place (while the cursor lives); `fetchOne` copied each row.
+          let cursor = try Row.fetchCursor(select, arguments: [path])
+          guard let row = try cursor.next(), let format = row[7] as String?, let sampleRate = row[8] as Int?,
+            let channels = row[9] as Int?, let frames = row[10] as Int64?
+          else { continue }
+          let info = TrackInfo(
+            path: path, format: format, sampleRate: sampleRate, channels: channels, frames: frames, title: row[2],
+            artist: row[3], album: row[4], trackNumber: row[5], date: row[6], bitDepth: row[11], bitrate: row[12],
+            damage: row[13])
+          let gains = ReplayGainTags(trackGain: row[14], albumGain: row[16], trackPeak: row[15], albumPeak: row[17])
+          found[path] = (FileStamp(size: row[0], modified: row[1]), TrackFacts(info: info, gains: gains))
+        }
+        return found
       }
     }
   }

@@ -30,8 +30,8 @@ public struct LibraryScanner: Sendable {
     public var total: Int
   }
 
-  /// Reads a track's tags, or says why it cannot.
-  public typealias TagReader = @Sendable (String) -> Result<TrackTags, LibraryError>
+  /// Reads a track's tags (and what `splay info` prints of it), or says why it cannot.
+  public typealias TagReader = @Sendable (String) -> Result<TrackReading, LibraryError>
 
   let index: LibraryIndex
   let readTags: TagReader
@@ -58,16 +58,15 @@ public struct LibraryScanner: Sendable {
     var seen = Set<String>()
     for (number, path) in expansion.paths.enumerated() {
       guard seen.insert(path).inserted else { continue }
-      let file = CueTrackPath(path)?.sheet ?? path
       // Gone since the walk: its entry, if any, leaves the index with the others not found.
-      guard let stamp = FileStamp(path: file) else {
+      guard let stamp = FileStamp(track: path) else {
         seen.remove(path)
         continue
       }
       if known[path] == stamp { continue }
       switch readTags(path) {
-      case .success(let tags):
-        batch.append(IndexedTrack(path: path, stamp: stamp, tags: tags))
+      case .success(let reading):
+        batch.append(IndexedTrack(path: path, stamp: stamp, tags: reading.tags, facts: reading.facts))
         report.read += 1
       case .failure(let error):
         report.failures.append(error.message)

@@ -1,3 +1,5 @@
+import PlayerCore
+
 #if canImport(Glibc)
   import Glibc
 #endif
@@ -23,5 +25,22 @@ public struct FileStamp: Codable, Sendable, Equatable, Hashable {
     guard stat(path, &info) == 0 else { return nil }
     self.init(
       size: Int64(info.st_size), modified: Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec))
+  }
+
+  /// The stamp of what the queue path `track` is read from: the file, or for a cue track (``CueTrackPath``) both
+  /// its sheet and the audio file the sheet names, so that re-tagging or re-ripping the audio counts as a change
+  /// of the track. Nil when a file cannot be read.
+  public init?(track: String) {
+    guard let cue = CueTrackPath(track), FileKind.of(cue.sheet) == .file else {
+      self.init(path: track)
+      return
+    }
+    guard let sheet = FileStamp(path: cue.sheet) else { return nil }
+    // A sheet inside a FLAC file is its own audio file.
+    guard let audio = CueSheetFile.audioFile(of: cue), audio != cue.sheet, let heard = FileStamp(path: audio) else {
+      self = sheet
+      return
+    }
+    self.init(size: sheet.size &+ heard.size, modified: sheet.modified &+ heard.modified)
   }
 }

@@ -11,8 +11,9 @@ import PlayerCore
 /// once. An `.m3u`, `.m3u8` or `.pls` playlist gives its entries, relative ones taken from its own folder;
 /// entries that do not exist are skipped with a line each, and a playlist is followed once, so one that
 /// includes itself ends. A `.cue` sheet gives its tracks (``CueTrackPath``), and so does a FLAC file with a sheet
-/// inside when it is named itself, among the first ``flacFilesLookedInto`` of one expansion (looking inside every
-/// FLAC file of a folder or a long list would cost an `open` each, minutes on a cold disk). Any other path is
+/// inside when it is named itself, among the first ``flacFilesLookedInto`` of one expansion, or when its folder
+/// holds at most ``flacFilesPerFolderLookedInto`` FLAC files (looking inside every FLAC file of a folder or a long
+/// list would cost an `open` each, minutes on a cold disk). Any other path is
 /// passed on as it is: the decoder that opens it says what is wrong.
 ///
 /// Stops collecting past `limit` tracks: the queue refuses more, and walking a whole disk to say so is waste.
@@ -24,6 +25,10 @@ public struct TrackListExpander: Sendable {
 
   /// How many FLAC files named as arguments one expansion looks into for a cue sheet inside.
   public static let flacFilesLookedInto = 64
+  /// A folder with at most this many FLAC files has each looked into for a cue sheet inside (an album ripped as
+  /// one file, or one per disc); a folder of more is an album of one file per track, whose 200,000-file walk an
+  /// `open` per file would cost seconds.
+  public static let flacFilesPerFolderLookedInto = 4
 
   /// Playlists larger than this are refused: a playlist of the queue's limit is far smaller.
   static let maximumPlaylistBytes = 16 << 20
@@ -273,12 +278,25 @@ private struct Walk {
     defer { close(folder) }
     children.sort { NaturalOrder.areInIncreasingOrder($0.name, $1.name) }
     let prefix = path.hasSuffix("/") ? path : path + "/"
-    let sheets = children.filter { CueSheetFile.isSheet($0.name) }.map { String(joining: prefix, $0.name) }
+    // One look at each name: `.cue` files are sheets, and up to one past the limit of FLAC files (a folder named
+    // `x.flac` is none) may hold one.
+    var sheets: [String] = []
+    var flacs: [String] = []
+    for child in children {
+      switch PathExtension.lowercased(of: child.name) {
+      case "cue": sheets.append(String(joining: prefix, child.name))
+      case "flac" where flacs.count <= TrackListExpander.flacFilesPerFolderLookedInto && child.kind(in: path) == .file:
+        flacs.append(String(joining: prefix, child.name))
+      default: break
+      }
+    }
+    let lookedInto = flacs.count <= TrackListExpander.flacFilesPerFolderLookedInto ? flacs : []
     // Most folders hold no sheet: their children are not gathered a second time.
     let cues =
-      sheets.isEmpty
+      sheets.isEmpty && lookedInto.isEmpty
       ? FolderCueSheets()
-      : FolderCueSheets(sheets: sheets, files: Set(children.map { String(joining: prefix, $0.name) }))
+      : FolderCueSheets(
+        sheets: sheets, flacFiles: lookedInto, files: Set(children.map { String(joining: prefix, $0.name) }))
     for (sheet, name) in cues.missing { skip(sheet, .fileNotFound(path: name)) }
     // The files between two subfolders are probed together, on every core.
     var files: [String] = []

@@ -134,4 +134,92 @@ import Testing
     #expect(none.status == 3)
     #expect(none.stderr.contains("no track in the library matches"))
   }
+
+  /// `splay info` over a long list answers from the index for files it read unchanged (same size and time), and
+  /// reads the others; a short list, or no index, is read from the files. A file made unreadable behind the
+  /// index's back, its size and time kept, shows which answered.
+  @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/metaflac"), "needs metaflac"))
+  func infoAnswersFromTheIndexForFilesItReadUnchanged() throws {
+    let collection = try Collection()
+    let many = collection.music + "/many"
+    try FileManager.default.createDirectory(atPath: many, withIntermediateDirectories: true)
+    for number in 1...16 {
+      try FileManager.default.copyItem(
+        atPath: Splay.fixture("media/short-44k-stereo.flac"), toPath: many + "/\(number).flac")
+    }
+    let fromFiles = try collection.run(["info", collection.music])
+    #expect(fromFiles.status == 0, "\(fromFiles.stderr)")
+    #expect(fromFiles.stdout.split(separator: "\n").count == 18)
+    let jsonFromFiles = try collection.run(["info", "--json", collection.music])
+    #expect(try collection.run(["library", "add", collection.music]).status == 0)
+    #expect(try collection.run(["info", collection.music]).stdout == fromFiles.stdout)
+    #expect(try collection.run(["info", "--json", collection.music]).stdout == jsonFromFiles.stdout)
+    // An entry left out still makes the exit status 3, the rest answered.
+    let missing = collection.scratch.path + "/missing.flac"
+    let incomplete = try collection.run(["info", collection.music, missing])
+    #expect(incomplete.status == 3)
+    #expect(incomplete.stdout == fromFiles.stdout)
+    #expect(incomplete.stderr.contains(missing), "\(incomplete.stderr)")
+
+    // Retitled in place ("Short ladder" to "Other ladder"), its size and time as the index read them.
+    let retitled = many + "/1.flac"
+    let reference = collection.scratch.path + "/reference"
+    #expect(FileManager.default.createFile(atPath: reference, contents: nil))
+    #expect(try Splay.run(["-r", retitled, reference], program: "/usr/bin/touch").status == 0)
+    var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: retitled)))
+    let title = Array("Short ladder".utf8)
+    let at = try #require(bytes.indices.first { bytes[$0...].starts(with: title) })
+    bytes.replaceSubrange(at..<at + title.count, with: Array("Other ladder".utf8))
+    try Data(bytes).write(to: URL(fileURLWithPath: retitled))
+    #expect(try Splay.run(["-r", reference, retitled], program: "/usr/bin/touch").status == 0)
+    let cached = try collection.run(["info", collection.music])
+    #expect(cached.status == 0, "\(cached.stderr)")
+    #expect(cached.stdout == fromFiles.stdout, "the index answered for the unchanged stamp")
+    let cachedJSON = try collection.run(["info", "--json", collection.music])
+    #expect(cachedJSON.stdout == jsonFromFiles.stdout, "the index answered --json too")
+    let alone = try collection.run(["info", retitled])
+    #expect(alone.stdout.contains("title \"Other ladder\""), "one file is read, not looked up: \(alone.stdout)")
+
+    // Its time changed: read again.
+    #expect(try Splay.run([retitled], program: "/usr/bin/touch").status == 0)
+    let read = try collection.run(["info", collection.music])
+    #expect(read.status == 0)
+    let expected = fromFiles.stdout.split(separator: "\n", omittingEmptySubsequences: false).map { line in
+      line.hasPrefix(retitled + ":")
+        ? line.replacingOccurrences(of: "Short ladder", with: "Other ladder") : String(line)
+    }
+    #expect(read.stdout == expected.joined(separator: "\n"))
+    #expect(read.stdout != fromFiles.stdout)
+  }
+
+  /// A cue track's lines come from its sheet and from the audio file the sheet names: a change of that file alone
+  /// (its ReplayGain tags written, the sheet untouched) is read again, not answered from the index.
+  @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/metaflac"), "needs metaflac"))
+  func infoReadsACueTrackAgainWhenItsAudioFileChanged() throws {
+    let collection = try Collection()
+    let live = collection.music + "/live"
+    try FileManager.default.createDirectory(atPath: live, withIntermediateDirectories: true)
+    try FileManager.default.copyItem(atPath: Splay.fixture("media/sweep-30s.flac"), toPath: live + "/live.flac")
+    let tracks = (1...16).map { number in
+      "  TRACK \(String(format: "%02d", number)) AUDIO\n    TITLE \"Part \(number)\"\n"
+        + "    INDEX 01 00:\(String(format: "%02d", number - 1)):00\n"
+    }
+    let sheet = "FILE \"live.flac\" WAVE\n" + tracks.joined()
+    try sheet.write(toFile: live + "/live.cue", atomically: true, encoding: .utf8)
+    #expect(try collection.run(["library", "add", collection.music]).status == 0)
+    let before = try collection.run(["info", live])
+    #expect(before.status == 0, "\(before.stderr)")
+    #expect(before.stdout.split(separator: "\n").count == 16)
+    #expect(!before.stdout.contains("replaygain"))
+
+    let tagged = try Splay.run(
+      ["--set-tag=REPLAYGAIN_TRACK_GAIN=-3.00 dB", live + "/live.flac"], program: "/usr/bin/metaflac")
+    #expect(tagged.status == 0, "\(tagged.stderr)")
+    let after = try collection.run(["info", live])
+    #expect(after.status == 0, "\(after.stderr)")
+    #expect(after.stdout.split(separator: "\n").count == 16)
+    #expect(
+      after.stdout.split(separator: "\n").allSatisfy { $0.contains("replaygain track -3.00 dB") },
+      "the index answered with what the audio file held before: \(after.stdout)")
+  }
 }

@@ -50,7 +50,7 @@ final class LibraryFolder: @unchecked Sendable {
     { [self] path in
       readCount.withLock { $0 += 1 }
       guard let tags = tags.withLock({ $0[path] }) else { return .failure(.track("\(path): not audio")) }
-      return .success(tags)
+      return .success(TrackReading(tags: tags))
     }
   }
 

@@ -1,5 +1,8 @@
+import AudioTestSupport
 import Foundation
+import PlayerCore
 import PlayerIndex
+import PlayerLibrary
 import Testing
 
 @Suite struct LibraryIndexTests {
@@ -209,5 +212,60 @@ import Testing
     #expect(
       xdg == LibraryLocations(index: "/c/splay/library.sqlite", roots: "/home/u/.local/state/splay/library-roots"))
     #expect(LibraryLocations(environment: [:]) == nil)
+  }
+
+  @Test func whatInfoPrintsIsKeptWithTheStampItWasReadAt() throws {
+    let folder = try LibraryFolder()
+    let index = try folder.index()
+    let full = TrackFacts(
+      info: TrackInfo(
+        path: "/m/a.flac", format: "FLAC", sampleRate: 44100, channels: 2, frames: 88200, title: "Army of Me",
+        artist: "Björk", album: "Post", trackNumber: "1/11", date: "1995", bitDepth: 16, bitrate: 1_017_000,
+        damage: "the audio ends at 0:01.000 (truncated)"),
+      gains: ReplayGainTags(trackGain: -6.2, albumGain: -4, trackPeak: 0.988547, albumPeak: 1))
+    let bare = TrackFacts(
+      info: TrackInfo(path: "/m/b.opus", format: "Opus", sampleRate: 48000, channels: 1, frames: 0),
+      gains: ReplayGainTags())
+    let stamp = FileStamp(size: 10, modified: 20)
+    try index.write([
+      IndexedTrack(path: "/m/a.flac", stamp: stamp, tags: TrackReading(facts: full).tags, facts: full),
+      IndexedTrack(path: "/m/b.opus", stamp: stamp, tags: TrackReading(facts: bare).tags, facts: bare),
+      IndexedTrack(path: "/m/c.flac", stamp: stamp, tags: TrackTags(title: "read without facts")),
+    ])
+    let found = try index.facts(for: ["/m/a.flac", "/m/b.opus", "/m/c.flac", "/m/gone.flac"])
+    #expect(Set(found.keys) == ["/m/a.flac", "/m/b.opus"])
+    #expect(found["/m/a.flac"]?.facts == full)
+    #expect(found["/m/a.flac"]?.stamp == stamp)
+    #expect(found["/m/b.opus"]?.facts == bare)
+    #expect(try index.search(LibraryQuery("army")).map(\.tags) == [TrackReading(facts: full).tags])
+  }
+
+  /// An index written before it kept what `info` prints: opened, its tracks are still found, and the next scan
+  /// reads them all again (their stamps no longer match) so that it holds it.
+  @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/sqlite3"), "needs sqlite3"))
+  func anIndexFromBeforeFactsWereKeptIsReadAgainByTheNextScan() throws {
+    let folder = try LibraryFolder()
+    let file = try folder.add("1.flac", TrackTags(title: "One"))
+    let stamp = try #require(FileStamp(path: file))
+    try FileManager.default.createDirectory(
+      atPath: (folder.indexPath as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+    let old = try ChildProcess.run(
+      [
+        "/usr/bin/sqlite3", folder.indexPath,
+        """
+        CREATE TABLE grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY);
+        INSERT INTO grdb_migrations VALUES ('tracks');
+        CREATE TABLE track (id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE, size INTEGER NOT NULL,
+          modified INTEGER NOT NULL, title TEXT, artist TEXT, album TEXT, trackNumber TEXT, date TEXT, duration REAL);
+        CREATE VIRTUAL TABLE track_text USING fts5(title, artist, album, path, tokenize = 'trigram');
+        INSERT INTO track VALUES (1, '\(file)', \(stamp.size), \(stamp.modified), 'One', NULL, NULL, NULL, NULL, 2.0);
+        INSERT INTO track_text (rowid, title, artist, album, path) VALUES (1, 'one', '', '', '\(file.lowercased())');
+        """,
+      ])
+    #expect(old.status == 0, "\(old.stderr)")
+    #expect(try folder.search("one") == ["1.flac"], "found before the scan")
+    let report = try folder.scan()
+    #expect((report.found, report.read) == (1, 1))
+    #expect(folder.reads == 1)
   }
 }

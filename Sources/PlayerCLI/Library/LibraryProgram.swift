@@ -6,14 +6,17 @@ import Glibc
 enum LibraryProgram {
   static let name = "splay-library"
 
-  /// The program's path: beside this executable, else the first on `PATH`.
-  static func location() throws -> String {
+  /// The program's path: beside this executable, else (unless `besideOnly`) the first on `PATH`.
+  static func location(besideOnly: Bool = false) throws -> String {
     var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
     let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
     if length > 0 {
       let own = String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
       let beside = own[..<(own.lastIndex(of: "/") ?? own.startIndex)] + "/" + name
       if access(beside, X_OK) == 0 { return String(beside) }
+    }
+    if besideOnly {
+      throw CLIError(message: "\(name) is not installed beside splay (make install installs both)", status: .failed)
     }
     let searchPath = getenv("PATH").map { String(cString: $0) } ?? "/usr/local/bin:/usr/bin"
     for folder in searchPath.split(separator: ":") where access(folder + "/" + name, X_OK) == 0 {
@@ -23,13 +26,41 @@ enum LibraryProgram {
       message: "\(name) is not installed beside splay or on PATH (make install installs both)", status: .failed)
   }
 
-  /// Becomes `splay-library ARGUMENTS`: its output, messages and exit status are the command's.
-  static func become(_ arguments: [String]) throws -> Never {
-    let program = try location()
+  /// Becomes `splay-library ARGUMENTS`: its output, messages and exit status are the command's. With `paths`, it
+  /// reads them on its stdin, NUL-separated. `besideOnly`: only the copy beside this executable, of the same
+  /// build (one elsewhere on `PATH` may be older and not know the arguments).
+  static func become(_ arguments: [String], reading paths: [String]? = nil, besideOnly: Bool = false) throws -> Never {
+    let program = try location(besideOnly: besideOnly)
+    if let paths { try standardInput(holding: paths) }
     let argv = ([name] + arguments).map { strdup($0) } + [nil]
     execv(program, argv)
     let reason = String(cString: strerror(errno))
     throw CLIError(message: "\(program): \(reason)", status: .failed)
+  }
+
+  /// Makes stdin an unlinked file that holds `paths`, NUL-separated: a whole collection's paths are megabytes,
+  /// more than a pipe holds before the program starts reading.
+  private static func standardInput(holding paths: [String]) throws {
+    func failure() -> CLIError {
+      CLIError(message: "a file for the paths: \(String(cString: strerror(errno)))", status: .failed)
+    }
+    var template = Array(((getenv("TMPDIR").map { String(cString: $0) } ?? "/tmp") + "/splay-paths-XXXXXX").utf8CString)
+    let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+    guard fd >= 0 else { throw failure() }
+    defer { close(fd) }
+    // Only the duplicate on stdin is the program's.
+    _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+    template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) }
+    var bytes: [UInt8] = []
+    for path in paths { bytes += path.utf8 + [0] }
+    var written = 0
+    while written < bytes.count {
+      let count = bytes[written...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+      if count < 0, errno == EINTR { continue }
+      guard count > 0 else { throw failure() }
+      written += count
+    }
+    guard lseek(fd, 0, SEEK_SET) == 0, dup2(fd, STDIN_FILENO) >= 0 else { throw failure() }
   }
 
   /// The paths of the library's tracks that `query` finds, in path order; none found is an error that says so.

@@ -81,7 +81,7 @@ extension SavedSession {
     volume = state.volume
     repeatMode = state.repeatMode.rawValue
     shuffle = state.shuffle
-    file = index.flatMap { $0 < queue.count ? FileStamp(path: queue[$0]) : nil }
+    file = index.flatMap { $0 < queue.count ? FileStamp(track: queue[$0]) : nil }
   }
 
   /// Whether `next` changed what is kept since `previous`: the queue, the track, the status (a pause, a stop, an

@@ -51,7 +51,7 @@ enum SessionRestorer {
     let index = kept.firstIndex { $0 >= current } ?? 0
     // A stream starts again from where it is now: a live one cannot seek, and it went on without us.
     var seconds = kept[index] == current && !StreamURL.isStream(queue[index]) ? session.position : 0
-    if seconds > 0, let saved = session.file, FileStamp(path: queue[index]) != saved {
+    if seconds > 0, let saved = session.file, FileStamp(track: queue[index]) != saved {
       report("\(queue[index]): changed since the session was saved; it starts from 0")
       seconds = 0
     }

@@ -5,6 +5,10 @@ import PlayerDecoding
 import PlayerLibrary
 import SplayConsole
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// `splay info FILE...`: what the decoder sees in each file, folders and playlists expanded as `play` does.
 struct InfoCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
@@ -12,7 +16,9 @@ struct InfoCommand: AsyncParsableCommand {
     abstract: "Show format, sample rate, channels, duration and tags of audio files.",
     discussion: """
       Folders and playlists name the files that 'splay play' would queue from them (folders recursively, in \
-      natural order; '-' reads a playlist from standard input), so 'splay info ~/Music' lists a collection.
+      natural order; '-' reads a playlist from standard input), so 'splay info ~/Music' lists a collection. With a \
+      library index ('splay library add'), 16 tracks or more are answered from it for the files unchanged since its \
+      last scan (by size and time), the same lines sooner.
 
       Exits 3 when a file cannot be read or decoded, or an entry was left out (the other files are still shown).
       """)
@@ -26,73 +32,32 @@ struct InfoCommand: AsyncParsableCommand {
       valueName: "file"))
   var files: [String]
 
+  /// From how many tracks on `info` asks the library index (when there is one) for the files it read unchanged:
+  /// starting `splay-library` and SQLite costs about what opening a dozen files does.
+  static let tracksWorthTheIndex = 16
+
   func run() async throws {
     let tracks = try TrackArguments.expand(files)
     for entry in tracks.skipped { Console.error(entry.message) }
-    var failed = !tracks.skipped.isEmpty
+    let incomplete = !tracks.skipped.isEmpty
+    if tracks.paths.count >= Self.tracksWorthTheIndex, Self.libraryIndexExists() {
+      let flags =
+        (json ? ["--json"] : []) + (incomplete ? ["--incomplete"] : [])
+        + ["--stream-timeout", "\(OutputSettings.defaultDeadline)"]
+      // Not there or not startable: the files answer, as without an index.
+      _ = try? LibraryProgram.become(["info"] + flags, reading: tracks.paths, besideOnly: true)
+    }
     let decoders = PlayerSession.fileDecoders()
-    for path in tracks.paths {
-      do {
-        let info = try decoders.open(path).info
-        Console.out(json ? info.jsonText : Self.describe(info, gains: ReplayGainTags.read(atPath: path)))
-        // It plays, as far as its audio goes; the exit status still says that something is wrong with it.
-        if let damage = info.damage {
-          Console.error("\(path): \(damage)")
-          failed = true
-        }
-      } catch {
-        Console.error(error.message)
-        failed = true
-      }
+    var report = TrackInfoReport(
+      failed: incomplete, eachLine: Console.stdoutIsTerminal, out: Console.out(bytes:), error: Console.error)
+    let failed = report.report(tracks.paths, json: json ? { $0.jsonText } : nil) { path throws(PlayerError) in
+      (try decoders.open(path).info, nil)
     }
     if failed { throw CLIError(message: "some files could not be read", status: .fileError) }
   }
 
-  static func describe(_ info: TrackInfo, gains: ReplayGainTags = ReplayGainTags()) -> String {
-    var fields = [info.formatDescription, info.isLive ? "live stream" : clockTime(info.duration)]
-    if let bitrate = info.bitrate { fields.append("\((bitrate + 500) / 1000) kb/s") }
-    if let title = info.title { fields.append("title \"\(title)\"") }
-    if let artist = info.artist { fields.append("artist \"\(artist)\"") }
-    if let album = info.album { fields.append("album \"\(album)\"") }
-    if let track = info.trackNumber { fields.append("track \(track)") }
-    if let date = info.date { fields.append("date \(date)") }
-    if let gain = describe(gains) { fields.append(gain) }
-    return "\(info.path): " + DisplayWidth.sanitized(fields.joined(separator: ", "))
+  private static func libraryIndexExists() -> Bool {
+    guard let index = LibraryLocations.ofThisProcess()?.index else { return false }
+    return access(index, R_OK) == 0
   }
-
-  /// `replaygain track -6.20 dB (peak 0.988547), album -4.00 dB`: the tags as read; nil when there are none.
-  static func describe(_ tags: ReplayGainTags) -> String? {
-    func one(_ name: String, _ gain: Double?, _ peak: Double?) -> String? {
-      guard let gain else { return nil }
-      let text = "\(name) " + TrackInfo.decibelsText(gain)
-      return text + (peak.map { " (peak \($0))" } ?? "")
-    }
-    let parts = [one("track", tags.trackGain, tags.trackPeak), one("album", tags.albumGain, tags.albumPeak)]
-      .compactMap { $0 }
-    return parts.isEmpty ? nil : "replaygain " + parts.joined(separator: ", ")
-  }
-}
-
-/// `m:ss.mmm` for durations and positions (`h:mm:ss.mmm` from an hour on); `millis: false` drops the
-/// milliseconds.
-func clockTime(_ seconds: Double, millis: Bool = true) -> String {
-  let total = max(0, seconds.isFinite ? seconds : 0)
-  // Whole seconds count down (a clock shows 0:01 once a second has played); milliseconds round, as the
-  // decoder's messages do, so that `info` and a damage line name the same length.
-  let ms = Int64(millis ? (total * 1000).rounded() : (total * 1000).rounded(.down))
-  let (hours, inHour) = ms.quotientAndRemainder(dividingBy: 3_600_000)
-  let (minutes, inMinute) = inHour.quotientAndRemainder(dividingBy: 60_000)
-  let (secs, frac) = inMinute.quotientAndRemainder(dividingBy: 1000)
-  func two(_ value: Int64) -> String { value < 10 ? "0\(value)" : "\(value)" }
-  let clock = hours > 0 ? "\(hours):\(two(minutes)):\(two(secs))" : "\(minutes):\(two(secs))"
-  guard millis else { return clock }
-  let digits = String(frac)
-  return clock + "." + String(repeating: "0", count: 3 - digits.count) + digits
-}
-
-/// Seconds with exactly three decimals (`12.345`), for messages.
-func clockSeconds(_ seconds: Double) -> String {
-  let millis = Int64((max(0, seconds.isFinite ? seconds : 0) * 1000).rounded())
-  let fraction = String(millis % 1000)
-  return "\(millis / 1000).\(String(repeating: "0", count: 3 - fraction.count))\(fraction)"
 }

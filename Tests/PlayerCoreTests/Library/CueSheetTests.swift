@@ -151,7 +151,7 @@ import Testing
   @Test(
     .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/metaflac"), "needs metaflac (Debian's flac)"),
     arguments: ["block", "comment", "both"])
-  func aFLACFileWithASheetInsideGivesItsTracksWhenNamed(kind: String) throws {
+  func aFLACFileWithASheetInsideGivesItsTracksNamedOrInAFolder(kind: String) throws {
     let tree = try Tree()
     let flac = try Self.embedded(tree, as: kind)
     let sheet = try #require(FLACCueSheet.read(atPath: flac))
@@ -162,7 +162,20 @@ import Testing
     #expect(FLACCueSheet.read(atPath: Fixtures.stereoFLAC) == nil, "a FLAC file without a sheet has none")
     let tracks = (1...3).map { flac + "/track0\($0)" }
     #expect(TrackListExpander().expand([flac]).paths == tracks, "named, it gives its tracks")
-    #expect(TrackListExpander().expand([tree.root + "/Album"]).paths == [flac], "in a folder, it plays whole")
+    #expect(TrackListExpander().expand([tree.root + "/Album"]).paths == tracks, "in a folder too")
+    // Up to the limit of FLAC files in the folder (a folder named like one is none), each is looked into.
+    let limit = TrackListExpander.flacFilesPerFolderLookedInto
+    let others = try (1..<limit).map { try tree.audio("Album/track\($0).flac", from: Fixtures.shortFLAC) }
+    try FileManager.default.createDirectory(atPath: tree.root + "/Album/z.flac", withIntermediateDirectories: false)
+    #expect(TrackListExpander().expand([tree.root + "/Album"]).paths == tracks + others)
+    // One more is an album of one file per track: each plays whole.
+    let last = try tree.audio("Album/track\(limit).flac", from: Fixtures.shortFLAC)
+    #expect(TrackListExpander().expand([tree.root + "/Album"]).paths == [flac] + others + [last])
+    // A `.cue` beside it wins over the sheet inside.
+    try FileManager.default.createDirectory(atPath: tree.root + "/Covered", withIntermediateDirectories: false)
+    try FileManager.default.copyItem(atPath: flac, toPath: tree.root + "/Covered/ladder.flac")
+    let beside = try tree.text("Covered/ladder.cue", Self.sheet)
+    #expect(TrackListExpander().expand([tree.root + "/Covered"]).paths == (1...3).map { beside + "/track0\($0)" })
     let whole = try decodedLeft(Fixtures.stereoFLAC).samples
     let middle = try CueTrackDecoderFactory(opening: StandardDecoderFactory()).open(tracks[1])
     let (start, end) = (Int(Self.boundaries[1]), Int(Self.boundaries[2]))
