@@ -15,7 +15,7 @@ struct AsyncBridgeTests {
     }
     let (pending, resolver) = Future<Int, CancellableTestError>.pending()
     let waiting = Task { () async throws(CancellableTestError) -> Int in try await pending.value }
-    try? await Task.sleep(for: .milliseconds(5))
+    #expect(await untilAwaited(pending, by: 1))
     resolver.reject(.boom)
     let result = await waiting.result
     #expect(throws: CancellableTestError.boom) { try result.get() }
@@ -66,7 +66,7 @@ struct AsyncBridgeTests {
     let (future, resolver) = Future<Int, TestError>.pending()
     let first = Task { await future.settled }
     let second = Task { await future.settled }
-    try await Task.sleep(for: .milliseconds(10))
+    #expect(await untilAwaited(future, by: 2), "both tasks wait before one is cancelled")
     first.cancel()
     #expect(await first.value == .cancelled)
     #expect(future.outcome == nil)
@@ -79,7 +79,7 @@ struct AsyncBridgeTests {
     let (future, resolver) = Future<Int, TestError>.pending()
     let derived = future.map { $0 * 2 }
     let waiting = Task { await future.settled }
-    try await Task.sleep(for: .milliseconds(10))
+    #expect(await untilAwaited(future, by: 2), "the derived future and the task wait")
     waiting.cancel()
     #expect(await waiting.value == .cancelled)
     #expect(future.outcome == nil)
@@ -104,7 +104,7 @@ struct AsyncBridgeTests {
       for _ in 0..<100 {
         group.addTask { try? await future.value }
       }
-      try? await Task.sleep(for: .milliseconds(10))
+      #expect(await untilAwaited(future, by: 100))
       resolver.resolve(7)
       for await value in group {
         #expect(value == 7)

@@ -64,7 +64,7 @@ struct LifetimeTests {
       return future
     }()
     let waiting = Task { await awaited.settled }
-    try? await Task.sleep(for: .milliseconds(10))
+    #expect(await untilAwaited(awaited, by: 1))
     holder.clearAll()
     #expect(await waiting.value == .cancelled)
   }

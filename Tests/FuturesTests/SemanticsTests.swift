@@ -290,14 +290,14 @@ struct SemanticsTests {
   func asyncBridge() async throws {
     let (future, resolver) = Future<Int, CancellableTestError>.pending()
     async let value = future.value
-    try await Task.sleep(for: .milliseconds(10))
+    #expect(await untilAwaited(future, by: 1))
     resolver.resolve(42)
     #expect(try await value == 42)
 
     // Cancelling the awaiting task stops the wait and cancels the future it was the only waiter of.
     let (never, neverResolver) = Future<Int, CancellableTestError>.pending()
     let waiting = Task { await never.settled }
-    try await Task.sleep(for: .milliseconds(10))
+    #expect(await untilAwaited(never, by: 1))
     waiting.cancel()
     #expect(await waiting.value == .cancelled)
     #expect(never.outcome == .cancelled)

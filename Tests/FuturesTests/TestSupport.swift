@@ -1,6 +1,7 @@
 import Dispatch
-import Futures
 import Synchronization
+
+@testable import Futures
 
 #if canImport(Glibc)
   import Glibc
@@ -85,6 +86,16 @@ func eventually(
     try? await Task.sleep(for: .milliseconds(1))
   }
   return condition()
+}
+
+/// Waits until `count` derived futures or awaiting tasks wait on `future` (a task that awaits it has registered):
+/// what a test sleeps for before it cancels or settles.
+func untilAwaited<Value, Failure>(_ future: Future<Value, Failure>, by count: UInt32) async -> Bool {
+  await eventually {
+    future.withState { state in
+      if case .pending(_, _, let demand) = state { demand >= count } else { false }
+    }
+  }
 }
 
 /// A clock that only moves when a test advances it.

@@ -45,7 +45,18 @@ struct FreshServerVolumeTests {
     let child = try ChildProcess(
       [Splay.binary, "play", "--no-mpris", "--json", "--volume", "\(volume)", Splay.fixture("media/sweep-30s.flac")],
       environment: environment, stdout: scratch.path + "/stdout", stderr: scratch.path + "/stderr")
-    try await Task.sleep(for: .milliseconds(1_500))
+    // Until splay plays, then a window for the session manager, which may still be settling the new stream.
+    let playing = try await waitFor(within: 10) {
+      let states = (try? String(contentsOfFile: scratch.path + "/stdout", encoding: .utf8)) ?? ""
+      let streams = try PulseEnvironment.run(
+        "/usr/bin/pactl", ["list", "short", "sink-inputs"], environment: environment)
+      return states.contains("\"status\":\"playing\"") && !streams.stdout.isEmpty
+    }
+    #expect(
+      playing,
+      "splay did not play on the fresh server: \((try? String(contentsOfFile: scratch.path + "/stderr", encoding: .utf8)) ?? "")"
+    )
+    try await Task.sleep(for: .seconds(1))
     let listing = try PulseEnvironment.run("/usr/bin/pactl", ["list", "sink-inputs"], environment: environment).stdout
     child.terminate()
     _ = child.wait(timeout: 5)

@@ -88,7 +88,7 @@ struct MPRISTests {
 
   /// playerctl's `--follow`, the PropertiesChanged signals and `splay ctl follow` see the same transitions, in
   /// the same order: each confirmed change once, and nothing for a command the player refused.
-  @Test func followersSeeExactlyTheConfirmedTransitionsInOrder() throws {
+  @Test func followersSeeExactlyTheConfirmedTransitionsInOrder() async throws {
     let bus = try SessionBus()
     let server = try Server(environment: bus.environment)
     #expect(bus.waitForPlayer())
@@ -118,31 +118,41 @@ struct MPRISTests {
     #expect(try bus.playerctl("play").status == 0)
     try Self.ctl(server, "seek", "20")
     #expect(try bus.playerctl("stop").status == 0)
-    usleep(500_000)
-    // SIGKILL (see SessionBus.deinit); each of them writes every line out as it prints it.
-    for process in [monitor, follow, ctlFollow] { kill(process.pid, SIGKILL) }
-    for process in [monitor, follow, ctlFollow] { _ = process.wait(timeout: 5) }
 
     func collapsed(_ list: [String]) -> [String] {
       list.reduce(into: []) { result, status in if result.last != status { result.append(status) } }
     }
     let mpris = ["playing": "Playing", "paused": "Paused"]
-    let confirmed = text("ctl").split(separator: "\n").compactMap { line -> String? in
-      let state = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
-      return (state?["status"] as? String).map { mpris[$0] ?? "Stopped" }
+    func confirmed() -> [String] {
+      text("ctl").split(separator: "\n").compactMap { line -> String? in
+        let state = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+        return (state?["status"] as? String).map { mpris[$0] ?? "Stopped" }
+      }
+    }
+    func followed() -> [String] { text("follow").split(separator: "\n").map(String.init) }
+    // Each PropertiesChanged that names PlaybackStatus is a change, in order.
+    func announced() -> [String] {
+      let lines = text("monitor").split(separator: "\n").map(String.init)
+      return lines.indices.filter { lines[$0].contains(#"string "PlaybackStatus""#) && $0 + 1 < lines.count }.map {
+        lines[$0 + 1].split(separator: "\"").dropFirst().first.map(String.init) ?? "?"
+      }
     }
     let expected = ["Stopped", "Playing", "Paused", "Playing", "Stopped", "Playing", "Stopped"]
-    #expect(collapsed(confirmed) == expected, "splay ctl follow")
-    #expect(collapsed(text("follow").split(separator: "\n").map(String.init)) == expected, "playerctl --follow")
-
-    // Each PropertiesChanged that names PlaybackStatus is a change, in order, and Position is never announced.
-    let lines = text("monitor").split(separator: "\n").map(String.init)
-    var announced: [String] = []
-    for (i, line) in lines.enumerated() where line.contains(#"string "PlaybackStatus""#) && i + 1 < lines.count {
-      announced.append(lines[i + 1].split(separator: "\"").dropFirst().first.map(String.init) ?? "?")
+    // The last stop reaches the three listeners as each writes it out.
+    _ = await waitFor(within: 5) {
+      collapsed(confirmed()) == expected && collapsed(followed()) == expected
+        && announced() == Array(expected.dropFirst())
     }
-    #expect(announced == Array(expected.dropFirst()), "PropertiesChanged")
+    // SIGKILL (see SessionBus.deinit); each of them writes every line out as it prints it.
+    for process in [monitor, follow, ctlFollow] { kill(process.pid, SIGKILL) }
+    for process in [monitor, follow, ctlFollow] { _ = process.wait(timeout: 5) }
+
+    #expect(collapsed(confirmed()) == expected, "splay ctl follow")
+    #expect(collapsed(followed()) == expected, "playerctl --follow")
+    #expect(announced() == Array(expected.dropFirst()), "PropertiesChanged")
+    // Position is never announced.
     #expect(!text("monitor").contains(#"string "Position""#))
+    let lines = text("monitor").split(separator: "\n").map(String.init)
     // The seek to 20 s is announced with Seeked, at 20 s.
     let seeked = lines.indices.filter { lines[$0].contains("member=Seeked") && $0 + 1 < lines.count }.compactMap {
       Int64(lines[$0 + 1].split(separator: " ").last ?? "")

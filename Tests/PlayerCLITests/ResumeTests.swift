@@ -43,6 +43,12 @@ import Testing
       return reply?["state"] as? [String: Any] ?? reply ?? [:]
     }
 
+    /// The saved session as the file holds it now; nil when there is none.
+    func savedSession() -> [String: Any]? {
+      FileManager.default.contents(atPath: stateFile).flatMap { try? JSONSerialization.jsonObject(with: $0) }
+        as? [String: Any]
+    }
+
     /// Ends the serve as SIGTERM does.
     func stop(_ serve: ChildProcess) {
       serve.terminate()
@@ -92,8 +98,8 @@ import Testing
     #expect(Self.seconds(playing) == 12.5, "play continues where the session was")
   }
 
-  /// Killed with SIGKILL, serve leaves the file of its last change worth keeping: the pause.
-  @Test func aKilledServeComesBackAtItsLastSavedChange() throws {
+  /// Killed with SIGKILL, serve leaves the file of its last change worth keeping: the pause, then shuffle.
+  @Test func aKilledServeComesBackAtItsLastSavedChange() async throws {
     let home = try Home()
     let first = try home.serve()
     try home.ctl("load", Self.tracks[2])
@@ -102,6 +108,8 @@ import Testing
     let paused = try home.ctl("pause")
     let position = try #require(Self.seconds(paused))
     try home.ctl("shuffle", "on")
+    // Saved off the reply's path (a write and an fsync): the kill comes once the file has it.
+    #expect(await waitFor(within: 10) { home.savedSession()?["shuffle"] as? Bool == true }, "shuffle never saved")
     kill(first.pid, SIGKILL)
     _ = first.wait(timeout: 5)
 

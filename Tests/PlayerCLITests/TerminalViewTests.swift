@@ -152,9 +152,12 @@ struct TerminalViewTests {
       _ = try Tmux.waitForScreen(session) { $0.contains("splay — playing") }
       for columns in [40, 100, 200, 40] {
         try Tmux.run(["resize-window", "-t", session, "-x", "\(columns)", "-y", "20"])
-        // Two frames after the resize: the view redraws at least every 100 ms.
-        try await Task.sleep(for: .milliseconds(400))
-        let screen = try Tmux.capture(session)
+        // A frame drawn for the new width: seven lines (tmux reflows the old frame first), the bar spanning it.
+        let screen = try Tmux.waitForScreen(session) { screen in
+          let used = screen.split(separator: "\n").filter { !$0.trimmingCharacters(in: .whitespaces).isEmpty }
+          return used.count == 7
+            && used.contains { $0.hasPrefix("[") && DisplayWidth.columns(of: String($0)) == columns }
+        }
         let lines = screen.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         let used = lines.filter { !$0.trimmingCharacters(in: .whitespaces).isEmpty }
         #expect(used.first?.hasPrefix("splay — playing") == true, "\(columns): \(screen)")

@@ -13,12 +13,13 @@ import Testing
 @Suite(.serialized, .enabled(if: PulseEnvironment.available, "needs the private PulseAudio server of `make test`"))
 struct PulseScriptTriggerTests {
   /// Runs `text` on a PulseOutput controller in real time; returns the failure and the trigger notes.
-  private func run(_ text: String) async throws -> (failure: ScriptRunner.Failure?, notes: [String]) {
+  private func run(
+    _ text: String, decoders: any AudioDecoderFactory = StandardDecoderFactory()
+  ) async throws -> (failure: ScriptRunner.Failure?, notes: [String]) {
     let underflows = EventCounter()
     var configuration = ControllerConfiguration()
     configuration.onUnderflow = underflows.increment
-    let controller = PlayerController(
-      output: PulseOutput(), decoders: StandardDecoderFactory(), configuration: configuration)
+    let controller = PlayerController(output: PulseOutput(), decoders: decoders, configuration: configuration)
     let notes = Locked<[String]>([])
     let runner = ScriptRunner(
       controller: controller, timeline: RealTimeline(), onNote: { note in notes.withLock { $0.append(note) } },
@@ -81,6 +82,39 @@ struct PulseScriptTriggerTests {
     }
   }
 
+  /// A track played to its end is no underrun, on any server: plain PulseAudio and PipeWire report the server
+  /// running out of audio once the last frame played, which lost nothing.
+  @Test func aTrackPlayedToItsEndIsNoUnderrun() async throws {
+    try await ExclusiveSink.run {
+      let (failure, _) = try await run(
+        """
+        check always no-underrun
+        load "\(Fixtures.media("short-44k-stereo.flac"))"
+        play
+        wait until ended timeout 10
+        wait 0.5
+        expect state ended
+        """)
+      #expect(failure == nil, "\(String(describing: failure))")
+    }
+  }
+
+  /// A decoder that stops for 5 s a second into the track starves the server: that underrun is caught (plain
+  /// PulseAudio may start the track up to 2 s late, behind the block its sink rendered before).
+  @Test func aDecoderThatStallsIsCaughtAsAnUnderrun() async throws {
+    try await ExclusiveSink.run {
+      let (failure, _) = try await run(
+        """
+        check always no-underrun
+        load stalling.flac
+        play
+        wait 4
+        stop
+        """, decoders: StallingDecoders())
+      #expect(failure?.message.contains("check always no-underrun: the server ran out of audio") == true)
+    }
+  }
+
   /// `on track 2` acts once the server confirmed track 2 (its first frame played); `wait until position`
   /// returns once the confirmed position is there.
   @Test func onTrackAndWaitUntilPositionFollowTheServersClock() async throws {
@@ -104,5 +138,27 @@ struct PulseScriptTriggerTests {
       let late = try #require(notes.first.flatMap(lateness), "\(notes)")
       #expect(late >= 0 && late <= 20, "\(notes)")
     }
+  }
+}
+
+/// Opens fake decoders whose reads stop once for 5 s when they reach a second of the track.
+private struct StallingDecoders: AudioDecoderFactory {
+  func open(_ path: String) throws(PlayerError) -> any AudioDecoder { Stalling(inner: FakeDecoder(path: path)) }
+
+  private final class Stalling: AudioDecoder {
+    let inner: FakeDecoder
+    private let stalled = Locked(false)
+    init(inner: FakeDecoder) { self.inner = inner }
+    var info: TrackInfo { inner.info }
+
+    func read(into buffer: UnsafeMutableBufferPointer<Float>, frames: Int) throws(PlayerError) -> Int {
+      if inner.framesRead >= Int64(inner.info.sampleRate), !stalled.withLock({ $0 }) {
+        stalled.withLock { $0 = true }
+        usleep(5_000_000)
+      }
+      return try inner.read(into: buffer, frames: frames)
+    }
+
+    func seek(toFrame frame: Int64) throws(PlayerError) -> Int64 { try inner.seek(toFrame: frame) }
   }
 }
