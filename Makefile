@@ -53,7 +53,7 @@ ALONE := PulseStreamCycleTests
 # fresh servers started for the volume check.
 TIMED := PulseScriptTriggerTests|PulseScriptAudioTests|aStalledSubscriberIsClosedAfterFourMebibytes|FreshServerVolumeTests
 test:
-	@scripts/install-deps tmux
+	@scripts/install-deps tmux sqlite3
 	@scripts/with-pulse-sandbox bash -c 'set -o pipefail; $(SWIFT) build --build-tests && $(SWIFT) build --product generate-manual && { $(SWIFT) test --skip-build --skip "$(ALONE)|$(TIMED)" && $(SWIFT) test --skip-build --no-parallel --filter "$(ALONE)|$(TIMED)"; } 2>&1 | tee .build/test.log'
 	@scripts/test-skips --flavour pulse .build/test.log
 

@@ -35,20 +35,28 @@ struct InfoCommand: ParsableCommand {
     let decoders = Library.decoders(streamTimeout: streamTimeout)
     var report = TrackInfoReport(
       failed: incomplete, eachLine: Console.stdoutIsTerminal, out: Console.out(bytes:), error: Console.error)
-    let failed = report.report(paths, json: json ? { $0.jsonText } : nil) { path throws(PlayerError) in
+    let failed = report.run(over: paths, json: json ? { $0.jsonText } : nil) { path throws(PlayerError) in
       if let known = cached[path], FileStamp(track: path) == known.stamp {
-        return (known.facts.info, known.facts.gains)
+        var info = known.facts.info
+        info.path = path
+        return (info, known.facts.gains)
       }
       return (try decoders.open(path).info, nil)
     }
     if failed { throw LibraryFailure(message: "some files could not be read", status: .fileError) }
   }
 
-  /// What the index holds for `paths`; nothing when there is no index made by this version (nothing is made).
+  /// What the index holds for `paths`, by the path as given; nothing when there is no index made by this
+  /// version (nothing is made). The index names tracks by absolute paths, as the scan walked its roots.
   static func cachedFacts(for paths: [String]) -> [String: (stamp: FileStamp, facts: TrackFacts)] {
     guard let library = try? Library(), let index = LibraryIndex.openIfReady(at: library.locations.index) else {
       return [:]
     }
-    return (try? index.facts(for: paths)) ?? [:]
+    let here = AddCommand.workingDirectory()
+    let names = paths.map { LibraryRoots.normalize($0, workingDirectory: here) }
+    guard let found = try? index.facts(for: names) else { return [:] }
+    var byPath: [String: (stamp: FileStamp, facts: TrackFacts)] = [:]
+    for (path, name) in zip(paths, names) { byPath[path] = found[name] }
+    return byPath
   }
 }

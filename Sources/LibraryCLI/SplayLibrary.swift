@@ -27,6 +27,7 @@ struct SplayLibrary: ParsableCommand {
       """,
     subcommands: [
       AddCommand.self, RemoveCommand.self, RootsCommand.self, ScanCommand.self, SearchCommand.self, InfoCommand.self,
+      TagsCommand.self,
     ]
   )
 }

@@ -64,14 +64,30 @@ public final class LibraryIndex: Sendable {
     var configuration = Configuration()
     // A scan holds the write lock for one batch at a time; another writer waits that long, not forever.
     configuration.busyMode = .timeout(30)
-    let pool = try DatabasePool(path: path, configuration: configuration)
-    try IndexSchema.migrator.migrate(pool)
+    let pool = try whileOpeningAlone(path) {
+      let pool = try DatabasePool(path: path, configuration: configuration)
+      try IndexSchema.migrator.migrate(pool)
+      return pool
+    }
     // Reading a page of each table finds a file that SQLite opened but cannot use.
     try pool.read { db in
       _ = try Int.fetchOne(db, sql: "SELECT count(*) FROM (SELECT 1 FROM track LIMIT 1)")
       _ = try Int.fetchOne(db, sql: "SELECT count(*) FROM (SELECT 1 FROM track_text LIMIT 1)")
     }
     return LibraryIndex(path: path, pool: pool)
+  }
+
+  /// Runs `body` holding an exclusive lock on the index's folder (`flock`, for the opening only): GRDB's migrator
+  /// reads which migrations were applied before it applies the rest, so two processes making the tables of a
+  /// new index at once both made them, and one failed ("duplicate column name: format").
+  private static func whileOpeningAlone<T>(_ path: String, _ body: () throws -> T) throws -> T {
+    let folder = FileContents.directory(of: path)
+    let descriptor = Glibc.open(folder.isEmpty ? "." : folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+    guard descriptor >= 0 else { return try body() }
+    defer { close(descriptor) }
+    while flock(descriptor, LOCK_EX) != 0, errno == EINTR {}
+    defer { flock(descriptor, LOCK_UN) }
+    return try body()
   }
 
   /// Whether `error` says the file is not a usable index (rather than, say, a full disk or a lock).
@@ -195,6 +211,24 @@ public final class LibraryIndex: Sendable {
             damage: row[13])
           let gains = ReplayGainTags(trackGain: row[14], albumGain: row[16], trackPeak: row[15], albumPeak: row[17])
           found[path] = (FileStamp(size: row[0], modified: row[1]), TrackFacts(info: info, gains: gains))
+        }
+        return found
+      }
+    }
+  }
+
+  /// The title, artist and album the index holds for each of `paths` that it has, joined by spaces (what the
+  /// live view's `/` matches words against besides a path); a track without any of them is left out.
+  public func tagText(for paths: [String]) throws(LibraryError) -> [String: String] {
+    try run {
+      try pool.read { db in
+        let select = try db.cachedStatement(sql: "SELECT title, artist, album FROM track WHERE path = ?")
+        var found: [String: String] = [:]
+        for path in paths {
+          let cursor = try Row.fetchCursor(select, arguments: [path])
+          guard let row = try cursor.next() else { continue }
+          let text = [row[0] as String?, row[1] as String?, row[2] as String?].compactMap { $0 }.joined(separator: " ")
+          if !text.isEmpty { found[path] = text }
         }
         return found
       }

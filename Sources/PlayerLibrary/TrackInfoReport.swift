@@ -28,8 +28,8 @@ package struct TrackInfoReport {
   /// Reports each of `paths` as `info` does and returns whether anything was wrong. `read` gives a track's info
   /// and, when it knows them, its ReplayGain tags (otherwise they are read from the file, for text lines only);
   /// `json` makes a track's JSON line, nil for text.
-  package mutating func report(
-    _ paths: [String], json: ((TrackInfo) -> String)?,
+  package mutating func run(
+    over paths: [String], json: ((TrackInfo) -> String)?,
     read: (String) throws(PlayerError) -> (info: TrackInfo, gains: ReplayGainTags?)
   ) -> Bool {
     for path in paths {

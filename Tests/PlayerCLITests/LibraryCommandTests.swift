@@ -177,6 +177,10 @@ import Testing
     #expect(cached.stdout == fromFiles.stdout, "the index answered for the unchanged stamp")
     let cachedJSON = try collection.run(["info", "--json", collection.music])
     #expect(cachedJSON.stdout == jsonFromFiles.stdout, "the index answered --json too")
+    // Named relative to the working folder, the index still answers, with the paths as given.
+    let relative = try Splay.run(
+      ["info", "Music"], environment: collection.environment, directory: collection.scratch.path)
+    #expect(relative.stdout == fromFiles.stdout.replacingOccurrences(of: collection.scratch.path + "/", with: ""))
     let alone = try collection.run(["info", retitled])
     #expect(alone.stdout.contains("title \"Other ladder\""), "one file is read, not looked up: \(alone.stdout)")
 
@@ -221,5 +225,43 @@ import Testing
     #expect(
       after.stdout.split(separator: "\n").allSatisfy { $0.contains("replaygain track -3.00 dB") },
       "the index answered with what the audio file held before: \(after.stdout)")
+  }
+
+  /// Two `splay library scan` processes at once, while a third process searches, leave a sound index: each
+  /// command succeeds (one writer at a time, WAL), and SQLite finds nothing wrong with the file after.
+  @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/sqlite3"), "needs sqlite3"))
+  func scansInTwoProcessesWhileAThirdSearchesLeaveASoundIndex() throws {
+    let collection = try Collection()
+    let many = collection.music + "/many"
+    for number in 0..<600 {
+      let folder = many + "/\(number % 20)"
+      try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+      try FileManager.default.copyItem(
+        atPath: Splay.fixture("media/short-44k-stereo.flac"), toPath: folder + "/\(number).flac")
+    }
+    #expect(try collection.run(["library", "add", "--no-scan", collection.music]).status == 0)
+    let environment = ProcessInfo.processInfo.environment.merging(collection.environment) { $1 }
+    let log = collection.scratch.path
+    let scans = try (0..<2).map { number in
+      try ChildProcess(
+        [Splay.binary, "library", "scan"], environment: environment, stderr: log + "/scan\(number).log")
+    }
+    let searches = try ChildProcess(
+      [
+        "/bin/sh", "-c",
+        "for i in $(seq 30); do '\(Splay.binary)' search --allow-none ladder >/dev/null || exit 9; done",
+      ],
+      environment: environment, stderr: log + "/search.log")
+    for (number, scan) in scans.enumerated() {
+      let status = scan.wait(timeout: 60)
+      let text = (try? String(contentsOfFile: log + "/scan\(number).log", encoding: .utf8)) ?? ""
+      #expect(status == 0, "scan \(number): \(text)")
+    }
+    #expect(
+      searches.wait(timeout: 60) == 0, "\((try? String(contentsOfFile: log + "/search.log", encoding: .utf8)) ?? "")")
+    let check = try Splay.run(
+      [collection.index, "PRAGMA integrity_check; SELECT count(*) FROM track;"], program: "/usr/bin/sqlite3")
+    #expect(check.stdout == "ok\n602\n", "\(check.stdout)\(check.stderr)")
+    #expect(try collection.run(["search", "ladder"]).stdout.split(separator: "\n").count == 600)
   }
 }

@@ -52,10 +52,10 @@ enum Splay {
   /// Runs `splay ARGUMENTS` with an optional extra environment and stdin, and a hard timeout. `launcher` runs
   /// splay through another program (`setpriv --reuid=…` to run it as another user). The child's streams are
   /// files, not pipes (see ``ChildProcess``). `program` runs another program with `arguments` instead (one
-  /// that runs splay itself, such as script(1)).
+  /// that runs splay itself, such as script(1)). It runs in `directory`, the repository's root by default.
   static func run(
     _ arguments: [String], environment extra: [String: String] = [:], stdin: String? = nil, timeout: Double = 30,
-    launcher: [String] = [], program: String? = nil
+    launcher: [String] = [], program: String? = nil, directory: String? = nil
   )
     throws -> Result
   {
@@ -65,7 +65,7 @@ enum Splay {
     let started = MonitorRecorder.now()
     let child = try ChildProcess(
       program.map { [$0] + arguments } ?? ((launcher.isEmpty ? [binary] : launcher + [binary]) + arguments),
-      environment: ProcessInfo.processInfo.environment.merging(extra) { $1 }, directory: root,
+      environment: ProcessInfo.processInfo.environment.merging(extra) { $1 }, directory: directory ?? root,
       stdin: stdin == nil ? "/dev/null" : input, stdout: scratch.path + "/stdout", stderr: scratch.path + "/stderr")
     if child.wait(timeout: timeout) == nil { child.terminate() }
     let status = child.wait(timeout: 5) ?? -1

@@ -108,6 +108,44 @@ struct TerminalViewTests {
     }
   }
 
+  /// With a library index, `/` also finds queued tracks by the titles, artists and albums it holds, words their
+  /// paths lack (only the playing track's own tags were searched before).
+  @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/metaflac"), "needs metaflac"))
+  func slashFindsQueuedTracksByTheTagsTheLibraryIndexHolds() async throws {
+    try await ExclusiveSink.run {
+      let scratch = try ScratchDirectory("splay-find-tags")
+      let music = scratch.path + "/Music"
+      try FileManager.default.createDirectory(atPath: music, withIntermediateDirectories: true)
+      for (name, title) in [("01.flac", "Hunter"), ("02.flac", "Jóga"), ("03.flac", "Bachelorette")] {
+        try FileManager.default.copyItem(atPath: Splay.fixture("media/sweep-30s.flac"), toPath: music + "/" + name)
+        let tagged = try Splay.run(
+          ["--remove-all-tags", "--set-tag=TITLE=" + title, "--set-tag=ARTIST=Björk", music + "/" + name],
+          program: "/usr/bin/metaflac")
+        #expect(tagged.status == 0, "\(tagged.stderr)")
+      }
+      let environment = ["XDG_CACHE_HOME": scratch.path + "/cache", "XDG_STATE_HOME": scratch.path + "/state"]
+      let library = environment.map { "\($0.key)=\($0.value)" }
+      #expect(try Splay.run(["library", "add", music], environment: environment).status == 0)
+      let session = "splay-find-tags-\(getpid())"
+      try Tmux.start(
+        session, columns: 120, utf8: true, environment: library, "\(Splay.binary) play '\(music)'; sleep 30")
+      defer { Tmux.end(session) }
+      _ = try Tmux.waitForScreen(session) { $0.contains("splay — playing") && $0.contains("track 1/3") }
+      try Tmux.run(["send-keys", "-t", session, "/"])
+      _ = try Tmux.waitForScreen(session) { $0.contains("find in the queue") }
+      try Tmux.run(["send-keys", "-t", session, "-l", "bachelor"])
+      // Found by its title once the index answered: the prompt is searched again then, no key needed.
+      let found = try Tmux.waitForScreen(session) { $0.contains("/bachelor") && $0.contains("1 of 1: #3") }
+      #expect(found.contains("track 1/3"), "typing plays nothing")
+      try Tmux.run(["send-keys", "-t", session, "Enter"])
+      _ = try Tmux.waitForScreen(session) { $0.contains("track 3/3") && $0.contains("Bachelorette") }
+      try Tmux.run(["send-keys", "-t", session, "/"])
+      try Tmux.run(["send-keys", "-t", session, "-l", "joga bjork"])
+      _ = try Tmux.waitForScreen(session) { $0.contains("/joga bjork") && $0.contains("1 of 1: #2") }
+      try Tmux.run(["send-keys", "-t", session, "Escape", "q"])
+    }
+  }
+
   /// With the server stopped, a pause cannot be confirmed: the clock holds where it was when the key was
   /// pressed (it ran 0:01 -> 0:05 while "pausing…"), and once the server continues the late confirmation is
   /// shown as such.

@@ -1,4 +1,5 @@
 import Glibc
+import PlayerLibrary
 
 /// `splay-library`, the program that holds the library index: `splay library` and `splay search` become it, and
 /// `play --search` and `ctl load --search` run it for the paths a query finds. It lies beside `splay` (the
@@ -31,24 +32,29 @@ enum LibraryProgram {
   /// build (one elsewhere on `PATH` may be older and not know the arguments).
   static func become(_ arguments: [String], reading paths: [String]? = nil, besideOnly: Bool = false) throws -> Never {
     let program = try location(besideOnly: besideOnly)
-    if let paths { try standardInput(holding: paths) }
+    if let paths {
+      let file = try pathsFile(holding: paths)
+      defer { close(file) }
+      guard dup2(file, STDIN_FILENO) >= 0 else {
+        throw CLIError(message: "a file for the paths: \(String(cString: strerror(errno)))", status: .failed)
+      }
+    }
     let argv = ([name] + arguments).map { strdup($0) } + [nil]
     execv(program, argv)
     let reason = String(cString: strerror(errno))
     throw CLIError(message: "\(program): \(reason)", status: .failed)
   }
 
-  /// Makes stdin an unlinked file that holds `paths`, NUL-separated: a whole collection's paths are megabytes,
-  /// more than a pipe holds before the program starts reading.
-  private static func standardInput(holding paths: [String]) throws {
+  /// An unlinked file that holds `paths`, NUL-separated, read from its start, close-on-exec (only a duplicate
+  /// of it is the program's): a whole collection's paths are megabytes, more than a pipe holds before the
+  /// program starts reading.
+  private static func pathsFile(holding paths: [String]) throws -> Int32 {
     func failure() -> CLIError {
       CLIError(message: "a file for the paths: \(String(cString: strerror(errno)))", status: .failed)
     }
     var template = Array(((getenv("TMPDIR").map { String(cString: $0) } ?? "/tmp") + "/splay-paths-XXXXXX").utf8CString)
     let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
     guard fd >= 0 else { throw failure() }
-    defer { close(fd) }
-    // Only the duplicate on stdin is the program's.
     _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
     template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) }
     var bytes: [UInt8] = []
@@ -57,10 +63,42 @@ enum LibraryProgram {
     while written < bytes.count {
       let count = bytes[written...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
       if count < 0, errno == EINTR { continue }
-      guard count > 0 else { throw failure() }
+      guard count > 0 else {
+        let error = failure()
+        close(fd)
+        throw error
+      }
       written += count
     }
-    guard lseek(fd, 0, SEEK_SET) == 0, dup2(fd, STDIN_FILENO) >= 0 else { throw failure() }
+    guard lseek(fd, 0, SEEK_SET) == 0 else {
+      let error = failure()
+      close(fd)
+      throw error
+    }
+    return fd
+  }
+
+  /// Whether this user has a library index (`splay library add` made one).
+  static func indexExists() -> Bool {
+    guard let index = LibraryLocations.ofThisProcess()?.index else { return false }
+    return access(index, R_OK) == 0
+  }
+
+  /// The title, artist and album the library index holds for each of `paths` that it has, by path: empty
+  /// without an index, or when the program cannot be run (the view's `/` then finds by paths alone).
+  static func tagText(of paths: [String]) -> [String: String] {
+    guard indexExists(), let program = try? location(besideOnly: true), let file = try? pathsFile(holding: paths)
+    else { return [:] }
+    defer { close(file) }
+    guard let output = try? ChildOutput.run(program, [name, "tags"], stdin: file), output.status == 0 else {
+      return [:]
+    }
+    let fields = output.bytes.split(separator: 0, omittingEmptySubsequences: false)
+    var tags: [String: String] = [:]
+    for start in stride(from: 0, to: fields.count - 1, by: 2) {
+      tags[String(decoding: fields[start], as: UTF8.self)] = String(decoding: fields[start + 1], as: UTF8.self)
+    }
+    return tags
   }
 
   /// The paths of the library's tracks that `query` finds, in path order; none found is an error that says so.
@@ -87,7 +125,8 @@ struct ChildOutput {
   /// Its exit status, or 128 + the signal that ended it.
   var status: Int32
 
-  static func run(_ program: String, _ argv: [String]) throws -> ChildOutput {
+  /// Runs `program` with `argv`, its stdin `stdin` (a descriptor of this process; this process's own when nil).
+  static func run(_ program: String, _ argv: [String], stdin: Int32? = nil) throws -> ChildOutput {
     var ends: [Int32] = [-1, -1]
     // Close-on-exec from the start, so that no other child inherits an end (pipe2 is not in Swift's Glibc).
     let type = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
@@ -98,6 +137,7 @@ struct ChildOutput {
     posix_spawn_file_actions_init(&actions)
     defer { posix_spawn_file_actions_destroy(&actions) }
     posix_spawn_file_actions_adddup2(&actions, ends[1], 1)
+    if let stdin { posix_spawn_file_actions_adddup2(&actions, stdin, 0) }
     let arguments = argv.map { strdup($0) } + [nil]
     defer { for pointer in arguments { free(pointer) } }
     var pid: pid_t = 0

@@ -5,10 +5,6 @@ import PlayerDecoding
 import PlayerLibrary
 import SplayConsole
 
-#if canImport(Glibc)
-  import Glibc
-#endif
-
 /// `splay info FILE...`: what the decoder sees in each file, folders and playlists expanded as `play` does.
 struct InfoCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
@@ -40,7 +36,7 @@ struct InfoCommand: AsyncParsableCommand {
     let tracks = try TrackArguments.expand(files)
     for entry in tracks.skipped { Console.error(entry.message) }
     let incomplete = !tracks.skipped.isEmpty
-    if tracks.paths.count >= Self.tracksWorthTheIndex, Self.libraryIndexExists() {
+    if tracks.paths.count >= Self.tracksWorthTheIndex, LibraryProgram.indexExists() {
       let flags =
         (json ? ["--json"] : []) + (incomplete ? ["--incomplete"] : [])
         + ["--stream-timeout", "\(OutputSettings.defaultDeadline)"]
@@ -50,14 +46,9 @@ struct InfoCommand: AsyncParsableCommand {
     let decoders = PlayerSession.fileDecoders()
     var report = TrackInfoReport(
       failed: incomplete, eachLine: Console.stdoutIsTerminal, out: Console.out(bytes:), error: Console.error)
-    let failed = report.report(tracks.paths, json: json ? { $0.jsonText } : nil) { path throws(PlayerError) in
+    let failed = report.run(over: tracks.paths, json: json ? { $0.jsonText } : nil) { path throws(PlayerError) in
       (try decoders.open(path).info, nil)
     }
     if failed { throw CLIError(message: "some files could not be read", status: .fileError) }
-  }
-
-  private static func libraryIndexExists() -> Bool {
-    guard let index = LibraryLocations.ofThisProcess()?.index else { return false }
-    return access(index, R_OK) == 0
   }
 }

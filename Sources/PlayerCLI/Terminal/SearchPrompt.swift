@@ -50,6 +50,12 @@ struct SearchPrompt {
     return .editing
   }
 
+  /// Finds the matches of the query again (`search` learned tags): what Enter plays is the first of them.
+  mutating func findAgain(in state: PlayerState, using search: inout QueueSearch) {
+    guard !query.isEmpty else { return }
+    find(in: state, using: &search)
+  }
+
   private mutating func find(in state: PlayerState, using search: inout QueueSearch) {
     matches = search.matches(of: query, in: state)
     selected = 0
@@ -59,7 +65,9 @@ struct SearchPrompt {
   /// The prompt's line: the query, how many tracks match, and the one Enter plays (its number and path).
   func line(in state: PlayerState) -> String {
     let prompt = "/" + query + "█"
-    guard !query.isEmpty else { return prompt + "   find in the queue: words of a path; Enter plays, Esc closes" }
+    guard !query.isEmpty else {
+      return prompt + "   find in the queue: words of a path or its tags; Enter plays, Esc closes"
+    }
     guard !matches.isEmpty, matches[selected] < state.queue.count else { return prompt + "   no match" }
     let index = matches[selected]
     return prompt + "   \(selected + 1) of \(matches.count): #\(index + 1) " + state.queue[index]

@@ -33,8 +33,11 @@ final class TerminalView: PlaybackView {
   private let controller: PlayerController
   private let onQuit: @Sendable () -> Void
   private let screen = Lock(Screen())
-  /// What `/` searches with, kept between prompts; used on the keys' thread only, outside the screen's lock.
+  /// What `/` searches with, kept between prompts. Held while the prompt changes (a key, or tags learned), so
+  /// that one change never overwrites another; the screen's lock is taken only inside it, and not for the search.
   private let finder = Lock(QueueSearch())
+  /// The queue revision whose tags `/` last asked the library index for.
+  private let tagsAsked = Lock<UInt64?>(nil)
   private let renderQueue = DispatchQueue(label: "splay.view")
   // Dispatch sources are not Sendable; the lock makes their few uses (start, cancel) safe from any thread.
   private let timer: Lock<any DispatchSourceTimer>
@@ -181,8 +184,12 @@ final class TerminalView: PlaybackView {
     case .character("p"), .character("<"): previousOrRestart()
     case .character("q"), .character("Q"): onQuit()
     case .character("/"):
-      screen.withLock { $0.search = SearchPrompt() }
+      let state = screen.withLock { s in
+        s.search = SearchPrompt()
+        return s.state
+      }
       renderQueue.async { [weak self] in self?.render() }
+      learnQueueTags(of: state)
     case .interrupt: interrupt()
     case .suspend: suspend()
     default: break
@@ -191,13 +198,40 @@ final class TerminalView: PlaybackView {
 
   /// Gives `key` to the `/` prompt when it is open, closing it when the key did; nil when it is not open.
   /// The search runs outside the screen's lock, which a new state takes on the controller's path: a long queue
-  /// must not hold the player up. Only this thread changes the prompt, so nothing is lost writing it back.
+  /// must not hold the player up.
   private func searching(_ key: Key) -> SearchPrompt.Outcome? {
-    let (prompt, state) = screen.withLock { ($0.search, $0.state) }
-    guard var prompt else { return nil }
-    let outcome = finder.withLock { prompt.take(key, in: state, using: &$0) }
-    screen.withLock { $0.search = outcome == .editing ? prompt : nil }
-    return outcome
+    finder.withLock { search in
+      let (prompt, state) = screen.withLock { ($0.search, $0.state) }
+      guard var prompt else { return nil }
+      let outcome = prompt.take(key, in: state, using: &search)
+      screen.withLock { $0.search = outcome == .editing ? prompt : nil }
+      return outcome
+    }
+  }
+
+  /// Asks the library index, off the keys' thread and once per queue, for the tags of the queue's tracks: `/`
+  /// then finds a track by its title, artist or album too, and the open prompt's matches are found again.
+  private func learnQueueTags(of state: PlayerState) {
+    let revision = state.queueRevision
+    let asked = tagsAsked.withLock { asked in
+      defer { asked = revision }
+      return asked == revision
+    }
+    // A queue past a quarter of a million tracks is searched by paths: its paths alone are tens of megabytes.
+    guard !asked, state.queue.count <= 250_000, LibraryProgram.indexExists() else { return }
+    let paths = Array(state.queue)
+    DispatchQueue(label: "splay.view.tags").async { [weak self] in
+      let tags = LibraryProgram.tagText(of: paths)
+      guard !tags.isEmpty, let self else { return }
+      finder.withLock { search in
+        search.learn(tags: tags)
+        let (prompt, state) = screen.withLock { ($0.search, $0.state) }
+        guard var prompt else { return }
+        prompt.findAgain(in: state, using: &search)
+        screen.withLock { if $0.search != nil { $0.search = prompt } }
+      }
+      renderQueue.async { [weak self] in self?.render() }
+    }
   }
 
   /// `p`: early in a track the previous one, later this one from its start, as the state machine decides.

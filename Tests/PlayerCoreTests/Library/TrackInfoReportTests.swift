@@ -14,9 +14,9 @@ import Testing
     var written: [Written] = []
   }
 
-  private func report(_ log: Log, failed: Bool = false) -> TrackInfoReport {
+  private func report(_ log: Log, failed: Bool = false, eachLine: Bool = false) -> TrackInfoReport {
     TrackInfoReport(
-      failed: failed, out: { log.written.append(.out(String(decoding: $0, as: UTF8.self))) },
+      failed: failed, eachLine: eachLine, out: { log.written.append(.out(String(decoding: $0, as: UTF8.self))) },
       error: { log.written.append(.error($0)) })
   }
 
@@ -69,5 +69,41 @@ import Testing
     }
     #expect(blocks.reduce(0, +) == 200_000)
     #expect(blocks.dropLast().allSatisfy { $0 >= 1 << 16 } && blocks.count == 4, "\(blocks)")
+  }
+
+  /// On a terminal every line goes out as it is made: a slow disk must not hold 650 lines back.
+  @Test func eachLineGoesOutAloneForATerminal() {
+    let log = Log()
+    var report = report(log, eachLine: true)
+    report.add("a", for: info("a.flac"), at: "a.flac")
+    report.add("b", for: info("b.flac"), at: "b.flac")
+    #expect(log.written == [.out("a\n"), .out("b\n")], "sent before the report finished")
+  }
+
+  /// `run(over:)` reads each track, prints its text line (or what `json` makes) and reports those it could not
+  /// read in their place; ReplayGain tags the reader knew are printed as given.
+  @Test func runningOverTracksReadsEachAndReportsFailuresInPlace() {
+    let log = Log()
+    var text = report(log)
+    let gains = ReplayGainTags(trackGain: -6.2)
+    let failed = text.run(over: ["a.flac", "gone.flac", "b.flac"], json: nil) { path throws(PlayerError) in
+      guard path != "gone.flac" else { throw .fileNotFound(path: path) }
+      return (info(path), gains)
+    }
+    #expect(failed)
+    #expect(
+      log.written == [
+        .out(TrackInfoLine.text(info("a.flac"), gains: gains) + "\n"),
+        .error(PlayerError.fileNotFound(path: "gone.flac").message),
+        .out(TrackInfoLine.text(info("b.flac"), gains: gains) + "\n"),
+      ])
+    #expect(log.written.first.map { "\($0)".contains("replaygain track -6.20 dB") } == true)
+
+    let jsonLog = Log()
+    var json = report(jsonLog)
+    let line: (TrackInfo) -> String = { "{\"path\":\"\($0.path)\"}" }
+    let jsonFailed = json.run(over: ["a.flac"], json: line) { path throws(PlayerError) in (info(path), nil) }
+    #expect(!jsonFailed)
+    #expect(jsonLog.written == [.out("{\"path\":\"a.flac\"}\n")])
   }
 }

@@ -50,6 +50,25 @@ import Testing
     state.queueRevision += 1
     #expect(search.matches(of: "zebra", in: state) == [5])
   }
+
+  /// Tags learned from the library index find tracks that are not playing, by words their paths lack, cue
+  /// tracks included; every word must be in the path or the tags.
+  @Test func learnedTagsFindTracksByTitleArtistAndAlbum() {
+    var search = QueueSearch()
+    var state = Self.state(at: 0)
+    state.queue.append(contentsOf: ["/m/live.cue/track02"])
+    state.queueRevision += 1
+    #expect(search.matches(of: "isobel", in: state) == [])
+    search.learn(tags: [
+      "/m/Björk/Post/01 Army of Me.flac": "Army of Me Björk Post",
+      "/m/live.cue/track02": "Isobel Björk Live at Shepherd's Bush",
+    ])
+    #expect(search.knowsTags)
+    #expect(search.matches(of: "isobel", in: state) == [5], "learned tags match without a new queue revision")
+    #expect(search.matches(of: "shepherd bjork", in: state) == [5])
+    #expect(search.matches(of: "post army", in: state) == [4], "a word from the path and one from the tags")
+    #expect(search.matches(of: "isobel hunter", in: state) == [], "each word must match")
+  }
 }
 
 extension String {
