@@ -293,6 +293,25 @@ struct MPRISTests {
     #expect(after?["paths"] as? [String] == [path], "nothing changed")
   }
 
+  /// `playerctl open` of a station's http URL (against fixtures/servers/radio.py on 127.0.0.1) loads it as it is
+  /// and plays it live: the URL is the queue, xesam:url and the title, and a live stream cannot seek.
+  @Test func openUriPlaysAnInternetStation() throws {
+    let radio = try RadioServer()
+    let live = radio.url("/live.wav?seconds=60")
+    let bus = try SessionBus()
+    let server = try Server(environment: bus.environment)
+    #expect(bus.waitForPlayer())
+    #expect(try bus.playerctl("open", live).status == 0)
+    let state = try Self.ctl(server, "status")
+    #expect(state?["status"] as? String == "playing", "\(String(describing: state))")
+    #expect((try Self.ctl(server, "queue")?["queue"] as? [String: Any])?["paths"] as? [String] == [live])
+    #expect(try bus.playerctl("metadata", "xesam:url").stdout == live)
+    #expect(try bus.playerctl("metadata", "mpris:length").status != 0, "a live stream has no length")
+    let canSeek = try Self.call(
+      bus, "org.freedesktop.DBus.Properties.Get", "string:org.mpris.MediaPlayer2.Player", "string:CanSeek")
+    #expect(canSeek.stdout.contains("boolean false"), "\(canSeek.stdout)\(canSeek.stderr)")
+  }
+
   @Test(.enabled(if: SessionBus.tool("ffmpeg") != nil, "needs ffmpeg to embed a picture"))
   func theTracksPictureIsItsArtURL() throws {
     let bus = try SessionBus()

@@ -67,7 +67,11 @@ struct PulseOutputTests {
       let match = SignalAnalysis.bestOffset(of: reference, in: left, range: max(0, start - 200)..<(start + 200))
       let difference = SignalAnalysis.maximumDifference(left, offset: match.offset, reference: reference)
       let dropout = recording.firstSilentFrame(after: start, lasting: 44).map { $0 < start + reference.count - 44 }
-      if dropout == true, !lastAttempt, match.error >= 1e-4 || difference >= 1e-4 { return true }
+      if dropout == true || PulseEnvironment.graphMayGlitch != nil, !lastAttempt,
+        match.error >= 1e-4 || difference >= 1e-4
+      {
+        return true
+      }
       #expect(match.error < 1e-4, "the sink got other samples than the file's")
       #expect(difference < 1e-4, "the whole file, in order, nothing skipped or repeated (max difference \(difference))")
       return false
@@ -178,7 +182,8 @@ struct PulseOutputTests {
       if PulseEnvironment.inexactRecording == nil {
         let difference = SignalAnalysis.maximumDifference(left, offset: Int(found.offset), reference: expected)
         let gap = recording.firstSilentFrame(after: Int(found.offset), lasting: 441)
-        if difference >= 1e-4, let gap, gap < Int(found.offset) + expected.count - 441, !lastAttempt { return true }
+        let dropout = gap.map { $0 < Int(found.offset) + expected.count - 441 } ?? false
+        if difference >= 1e-4, dropout || PulseEnvironment.graphMayGlitch != nil, !lastAttempt { return true }
         #expect(
           difference < 1e-4, "the rest of the first track, then the whole second one (max difference \(difference))")
       } else {
@@ -251,8 +256,14 @@ struct PulseOutputTests {
       if PulseEnvironment.inexactRecording == nil {
         let lastBefore = locate(before, in: reference, range: around)
         let firstAfter = locate(after, in: reference, range: around)
-        #expect(lastBefore.found && firstAfter.found, "both sides are the file's own samples")
         let gap = firstAfter.offset - (lastBefore.offset + 4096)
+        if !(lastBefore.found && firstAfter.found && abs(gap) <= 44), PulseEnvironment.graphMayGlitch != nil,
+          !lastAttempt
+        {
+          print("pauseSilencesTheSinkAndResumeContinuesWhereItStopped: not continuous on the first run; again")
+          return true
+        }
+        #expect(lastBefore.found && firstAfter.found, "both sides are the file's own samples")
         #expect(abs(gap) <= 44, "lost (+) or repeated (−) \(gap) frames across pause/resume; at most 1 ms allowed")
         stopped = lastBefore.offset + 4096
       } else {

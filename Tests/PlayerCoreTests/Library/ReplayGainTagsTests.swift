@@ -1,3 +1,4 @@
+import AudioTestSupport
 import Foundation
 import Glibc
 import PlayerCore
@@ -97,14 +98,9 @@ import Testing
     if: [String](["/usr/bin/metaflac", "/usr/bin/ffmpeg"]).allSatisfy { access($0, X_OK) == 0 },
     "needs metaflac and ffmpeg"))
 struct ReplayGainFileTests {
+  /// The exit status of `arguments` run to its end (the one child-process helper of the tests).
   private static func run(_ arguments: [String]) -> Int32 {
-    var pid: pid_t = 0
-    let argv = arguments.map { strdup($0) } + [nil]
-    defer { for pointer in argv { free(pointer) } }
-    guard posix_spawn(&pid, arguments[0], nil, nil, argv, environ) == 0 else { return -1 }
-    var status: Int32 = 0
-    waitpid(pid, &status, 0)
-    return status
+    (try? ChildProcess.run(arguments).status) ?? -1
   }
 
   private static func scratch() -> String {
