@@ -24,13 +24,7 @@ struct InfoCommand: ParsableCommand {
   var streamTimeout: Double = 3
 
   func run() throws {
-    let input: [UInt8]
-    do {
-      input = try FileContents.readStandardInput()
-    } catch {
-      throw LibraryFailure(message: "standard input: \(error.reason)", status: .fileError)
-    }
-    let paths = input.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+    let paths = try Library.pathsOnStandardInput()
     let cached = Self.cachedFacts(for: paths)
     let decoders = Library.decoders(streamTimeout: streamTimeout)
     var report = TrackInfoReport(
@@ -49,12 +43,9 @@ struct InfoCommand: ParsableCommand {
   /// What the index holds for `paths`, by the path as given; nothing when there is no index made by this
   /// version (nothing is made). The index names tracks by absolute paths, as the scan walked its roots.
   static func cachedFacts(for paths: [String]) -> [String: (stamp: FileStamp, facts: TrackFacts)] {
-    guard let library = try? Library(), let index = LibraryIndex.openIfReady(at: library.locations.index) else {
+    guard let (index, names) = Library.readyIndex(naming: paths), let found = try? index.facts(for: names) else {
       return [:]
     }
-    let here = AddCommand.workingDirectory()
-    let names = paths.map { LibraryRoots.normalize($0, workingDirectory: here) }
-    guard let found = try? index.facts(for: names) else { return [:] }
     var byPath: [String: (stamp: FileStamp, facts: TrackFacts)] = [:]
     for (path, name) in zip(paths, names) { byPath[path] = found[name] }
     return byPath

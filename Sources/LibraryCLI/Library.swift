@@ -63,6 +63,25 @@ struct Library {
     }
   }
 
+  /// The paths `splay` named on stdin, NUL-separated (for `info` and `tags`).
+  static func pathsOnStandardInput() throws -> [String] {
+    do {
+      return try FileContents.readStandardInput().split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+    } catch {
+      throw LibraryFailure(message: "standard input: \(error.reason)", status: .fileError)
+    }
+  }
+
+  /// This user's index when there is one made by this version (none is made or changed), and `paths` as it
+  /// names them: absolute, as the scan walked its roots.
+  static func readyIndex(naming paths: [String]) -> (index: LibraryIndex, names: [String])? {
+    guard let library = try? Library(), let index = LibraryIndex.openIfReady(at: library.locations.index) else {
+      return nil
+    }
+    let here = AddCommand.workingDirectory()
+    return (index, paths.map { LibraryRoots.normalize($0, workingDirectory: here) })
+  }
+
   /// What opens the files and streams splay plays, as `splay` opens them.
   static func decoders(streamTimeout: Double) -> any AudioDecoderFactory {
     CueTrackDecoderFactory(opening: StandardDecoderFactory(streamTimeout: streamTimeout))

@@ -13,18 +13,8 @@ struct TagsCommand: ParsableCommand {
     shouldDisplay: false)
 
   func run() throws {
-    let input: [UInt8]
-    do {
-      input = try FileContents.readStandardInput()
-    } catch {
-      throw LibraryFailure(message: "standard input: \(error.reason)", status: .fileError)
-    }
-    let paths = input.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
-    guard let library = try? Library(), let index = LibraryIndex.openIfReady(at: library.locations.index) else {
-      return
-    }
-    let here = AddCommand.workingDirectory()
-    let names = paths.map { LibraryRoots.normalize($0, workingDirectory: here) }
+    let paths = try Library.pathsOnStandardInput()
+    guard let (index, names) = Library.readyIndex(naming: paths) else { return }
     let found = try index.tagText(for: names)
     var bytes: [UInt8] = []
     for (path, name) in zip(paths, names) {
