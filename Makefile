@@ -50,8 +50,9 @@ ALONE := PulseStreamCycleTests
 # cooperative threads are so busy that a task sleeping 1.5 s woke 4 s late (a script trigger judged at the sink).
 # The script audio checks too: they judge every sample the sink played, which a starved player would break. So
 # do a stalled subscriber's 10 s to read what was queued (a starved server took longer to send the rest), and the
-# fresh servers started for the volume check.
-TIMED := PulseScriptTriggerTests|PulseScriptAudioTests|aStalledSubscriberIsClosedAfterFourMebibytes|FreshServerVolumeTests
+# fresh servers started for the volume check. The steady buffer's start reading (taken before the 0.6 s after
+# which the buffer grows; a late wake read 7.95 s in CI) and `splay check`, whose audio scenario judges the sink.
+TIMED := PulseScriptTriggerTests|PulseScriptAudioTests|aStalledSubscriberIsClosedAfterFourMebibytes|FreshServerVolumeTests|PulseSteadyBufferTests|PulseCheckCommandTests
 test:
 	@scripts/install-deps tmux sqlite3
 	@scripts/with-pulse-sandbox bash -c 'set -o pipefail; $(SWIFT) build --build-tests && $(SWIFT) build --product generate-manual && { $(SWIFT) test --skip-build --skip "$(ALONE)|$(TIMED)" && $(SWIFT) test --skip-build --no-parallel --filter "$(ALONE)|$(TIMED)"; } 2>&1 | tee .build/test.log'
@@ -79,8 +80,12 @@ test-servers:
 # run side by side under TSan on two cores, the Futures' million-step stack-safety tests outlast their time limit.
 # SPLAY_SANITIZER: the stream-cycle test does not bound resident memory under a sanitizer's shadow memory.
 TSAN_TEST := SPLAY_SANITIZER=thread $(SWIFT) test --sanitize=thread --scratch-path .build-tsan
+# The tests of punctuality (TIMED) run one at a time afterwards, as in `make test`.
+TSAN_SUITES := PlayerLogicTests|PlayerCoreTests|ControlProtocolTests
 tsan: deps
-	@scripts/with-pulse-sandbox bash -c '$(TSAN_TEST) --filter FuturesTests && $(TSAN_TEST) --skip-build --filter "PlayerLogicTests|PlayerCoreTests|ControlProtocolTests"'
+	@scripts/with-pulse-sandbox bash -c '$(TSAN_TEST) --filter FuturesTests \
+	  && $(TSAN_TEST) --skip-build --filter "$(TSAN_SUITES)" --skip "$(TIMED)" \
+	  && $(TSAN_TEST) --skip-build --no-parallel --filter "$(TIMED)" --skip PlayerCLITests'
 
 # libFuzzer targets for the command-line, script and protocol parsers (Fuzz/), each run for FUZZ_SECONDS from
 # the seed corpus in Fuzz/corpus; a crash fails the target and is kept in .build/fuzz/artifacts.

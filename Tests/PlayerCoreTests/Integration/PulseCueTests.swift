@@ -21,7 +21,7 @@ struct PulseCueTests {
 
   /// One run of the test above; returns true when it should be run again.
   private func run(lastAttempt: Bool) async throws -> Bool {
-    try await ExclusiveSink.run {
+    try await ExclusiveSink.run(stopping: controller) {
       let tree = try TrackListExpanderTests.Tree()
       try tree.audio("Album/ladder.flac", from: Fixtures.stereoFLAC)
       let sheet = try tree.text("Album/ladder.cue", CueSheetTests.sheet)

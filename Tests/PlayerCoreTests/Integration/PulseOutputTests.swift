@@ -53,7 +53,7 @@ struct PulseOutputTests {
   /// One run of the test above; returns true when it should be run again (it failed across a dropout, which a
   /// busy machine can cause and the gapless and pause tests judge).
   private func losslessRun(_ name: String, lastAttempt: Bool) async throws -> Bool {
-    try await ExclusiveSink.run {
+    try await ExclusiveSink.run(stopping: controller) {
       let reference = try decodedLeft(Fixtures.media(name)).samples
       let recorder = try MonitorRecorder()
       try await load([Fixtures.media(name)])
@@ -94,7 +94,7 @@ struct PulseOutputTests {
   }
 
   private func playsTheLadderInOrder(_ path: String) async throws {
-    try await ExclusiveSink.run {
+    try await ExclusiveSink.run(stopping: controller) {
       let recorder = try MonitorRecorder()
       try await load([path])
       _ = try await settle(controller.play())
@@ -113,7 +113,7 @@ struct PulseOutputTests {
 
   /// One run of the test above; returns true when it should be run again.
   private func gaplessRun(lastAttempt: Bool) async throws -> Bool {
-    try await ExclusiveSink.run {
+    try await ExclusiveSink.run(stopping: controller) {
       let names = ["ladder-44k-stereo.flac", "short-44k-stereo.flac"]
       let reference = try names.flatMap { try decodedLeft(Fixtures.media($0)).samples }
       let changes = Locked<[PlayerState]>([])
@@ -155,7 +155,7 @@ struct PulseOutputTests {
 
   /// One run of the test above; returns true when it should be run again (starved, not the last attempt).
   private func seekBackIntoADecodedSuccessor(lastAttempt: Bool) async throws -> Bool {
-    try await ExclusiveSink.run {
+    try await ExclusiveSink.run(stopping: controller) {
       let names = ["ladder-44k-stereo.flac", "short-44k-stereo.flac"]
       let first = try decodedLeft(Fixtures.media(names[0])).samples
       let second = try decodedLeft(Fixtures.media(names[1])).samples
@@ -223,7 +223,7 @@ struct PulseOutputTests {
   /// stopped by more than the bound, on the first attempt. On a quiet machine the error is 0.4-4.1 ms here; CI,
   /// with other suites beside it, saw 10.6 ms once (the server's latency report moves with its scheduling).
   private func pauseRun(_ sweep: String, lastAttempt: Bool) async throws -> Bool {
-    try await ExclusiveSink.run {
+    try await ExclusiveSink.run(stopping: controller) {
       let reference = try decodedLeft(sweep).samples
       let recorder = try MonitorRecorder()
       try await load([sweep])
@@ -317,7 +317,7 @@ struct PulseOutputTests {
   private func seekRun(_ sweep: String) async throws -> (
     left: [Float], reference: [Float], targetFrame: Int, offset: Int
   ) {
-    try await ExclusiveSink.run {
+    try await ExclusiveSink.run(stopping: controller) {
       let reference = try decodedLeft(sweep).samples
       let recorder = try MonitorRecorder()
       try await load([sweep])
@@ -340,7 +340,7 @@ struct PulseOutputTests {
   }
 
   @Test func rapidSeeksSettleEveryFutureAndEndAtTheLast() async throws {
-    try await ExclusiveSink.run {
+    try await ExclusiveSink.run(stopping: controller) {
       try await load([Fixtures.sweepFLAC])
       _ = try await settle(controller.play())
       let futures = (1...20).map { controller.seek(to: Double($0)) }
@@ -355,7 +355,7 @@ struct PulseOutputTests {
   }
 
   @Test func halfVolumeFollowsTheCubicCurve() async throws {
-    try await ExclusiveSink.run {
+    try await ExclusiveSink.run(stopping: controller) {
       let recorder = try MonitorRecorder()
       try await load([Fixtures.sweepFLAC])
       _ = try await settle(controller.play())
@@ -385,7 +385,7 @@ struct PulseOutputTests {
   }
 
   @Test func aVolumeChangedByAnotherProgramIsPublished() async throws {
-    try await ExclusiveSink.run {
+    try await ExclusiveSink.run(stopping: controller) {
       let known = try PulseEnvironment.ownSinkInputIndices()
       _ = try await settle(controller.load([Fixtures.sweepFLAC]))
       _ = try await settle(controller.play())

@@ -20,7 +20,7 @@ struct PulseRadioTests {
   static let live = "/live.wav?seconds=4&change=\(change)&metaint=102411"
 
   @Test func aLiveStreamsTitlesArePublishedWhenTheirAudioIsHeard() async throws {
-    try await ExclusiveSink.run {
+    try await ExclusiveSink.run(stopping: controller) {
       let server = try RadioServer()
       let titles = Locked<[(title: String, seconds: Double)]>([])
       let observation = controller.observe { state in
@@ -74,7 +74,7 @@ struct PulseRadioTests {
     let controller = PlayerController(
       output: PulseOutput(), decoders: StandardDecoderFactory(streamTimeout: 2),
       configuration: ControllerConfiguration(onNotice: { notice in notices.withLock { $0.append(notice) } }))
-    try await ExclusiveSink.run {
+    try await ExclusiveSink.run(stopping: controller) {
       let server = try RadioServer()
       let url = server.url("/live.wav?seconds=3&drop=1.5")
       _ = try await confirmed(controller.load([url]))
@@ -97,7 +97,7 @@ struct PulseRadioTests {
   /// reconnects: `next` must not wait for that (the decoding queue serves the next track), and `stop` of a live
   /// stream opens it again from now.
   @Test func aStalledStationDoesNotHoldUpNextOrStop() async throws {
-    try await ExclusiveSink.run {
+    try await ExclusiveSink.run(stopping: controller) {
       let server = try RadioServer()
       let stalled = server.url("/live.wav?seconds=60&stall=1.2")
       _ = try await confirmed(controller.load([stalled, Fixtures.shortFLAC]))
@@ -123,7 +123,7 @@ struct PulseRadioTests {
   }
 
   @Test func aFileOnAWebServerPlaysAndSeeksAsALocalOne() async throws {
-    try await ExclusiveSink.run {
+    try await ExclusiveSink.run(stopping: controller) {
       let server = try RadioServer()
       _ = try await confirmed(controller.load([server.url("/files/ladder-44k-stereo.flac")]))
       _ = try await confirmed(controller.setVolume(100))

@@ -18,7 +18,7 @@ struct PulseSeekEndTests {
     "ladder-44k-stereo.flac", "ladder-44k-stereo.wav", "ladder-44k-stereo.mp3", "ladder-44k-stereo.ogg",
   ])
   func pausedSeekPastTheEndStaysAtTheEnd(name: String) async throws {
-    try await ExclusiveSink.run {
+    try await ExclusiveSink.run(stopping: controller) {
       let first = Fixtures.media(name)
       _ = try await confirmed(controller.load([first, Fixtures.shortFLAC]))
       _ = try await confirmed(controller.setVolume(100))
@@ -59,7 +59,7 @@ struct PulseSeekEndTests {
 
   /// A paused seek to exactly the end is the same as one past it.
   @Test func pausedSeekToTheExactEndStaysAtTheEnd() async throws {
-    try await ExclusiveSink.run {
+    try await ExclusiveSink.run(stopping: controller) {
       _ = try await confirmed(controller.load([Fixtures.stereoFLAC, Fixtures.shortFLAC]))
       _ = try await confirmed(controller.play())
       try await Task.sleep(for: .milliseconds(300))
@@ -76,7 +76,7 @@ struct PulseSeekEndTests {
 
   /// Playing, a seek past the end ends the track there: the state moves on to the next track, playing.
   @Test func playingSeekPastTheEndMovesOn() async throws {
-    try await ExclusiveSink.run {
+    try await ExclusiveSink.run(stopping: controller) {
       _ = try await confirmed(controller.load([Fixtures.stereoFLAC, Fixtures.shortFLAC]))
       _ = try await confirmed(controller.play())
       try await Task.sleep(for: .milliseconds(300))
@@ -92,7 +92,7 @@ struct PulseSeekEndTests {
   /// paused or playing (the output had restarted the ring at frame 0 and confirmed the target).
   @Test(arguments: [false, true])
   func aSeekTheDecoderRefusesFailsAndLeavesTheAudioWhereItWas(playing: Bool) async throws {
-    try await ExclusiveSink.run {
+    try await ExclusiveSink.run(stopping: controller) {
       let controller = PlayerController(output: PulseOutput(), decoders: SeekLimitedDecoderFactory(limit: 1))
       _ = try await confirmed(controller.load([Fixtures.stereoFLAC]))
       _ = try await confirmed(controller.setVolume(100))
