@@ -8,14 +8,8 @@ extension PulseOutput {
   /// with the lock held.
   func pumpLocked() {
     assertLocked()
-    guard let session, session.isReady else { return }
-    let ring = session.ring
-    let (frames, beforeBoundary) = session.writeFromRing()
-    if let beforeBoundary {
-      self.session?.gapless.written(before: clock.writtenFrames + Int64(beforeBoundary))
-      scheduleBoundaryCheckLocked()
-    }
-    clock.wrote(frames)
+    guard let ring = session?.ring, session?.isReady == true else { return }
+    if session?.pump() == true { scheduleBoundaryCheckLocked() }
     advanceIfBoundaryPlayedLocked()
     if ring.drained {
       // Not before an `open` took the stream: a stream prepared to play has nobody to tell of its end yet.
@@ -35,7 +29,8 @@ extension PulseOutput {
   private func drainNearTheEndLocked() {
     guard !timers.drain.isPending else { return }
     let lead = UInt64(configuration.targetLatency * 1e6)
-    guard let end = clock.writtenEnd, let context = connection.context, let usec = streamClockLocked() else {
+    guard let end = session?.clock.writtenEnd, let context = connection.context, let usec = session?.streamClock()
+    else {
       return startDrainLocked()
     }
     guard end > usec + lead else { return startDrainLocked() }
@@ -57,18 +52,18 @@ extension PulseOutput {
       completion: { [self] ok in
         session?.draining = nil
         guard ok, var session, session.running else { return }
-        session.running = false
-        session.endConfirmed = true
-        self.session = session
         // A track whose file could not be read to the end stopped where its audio did, not at the length
         // its header declared: that is the position to confirm, with the reason; so did a live stream.
         let info = session.decoder.info
         let failure = session.readFailure
         let end =
           failure == nil && !info.isLive ? info.duration : Double(session.ring.frame) / Double(info.sampleRate)
+        session.running = false
+        session.endConfirmed = true
+        session.clock.ended(at: end)
+        self.session = session
         let confirmation = OutputConfirmation(
           position: end, time: Self.now(), running: false, streamNumber: lineage.current)
-        clock.ended(at: end)
         let event: OutputEvent = failure.map { .trackFailed($0, confirmation) } ?? .trackFinished(confirmation)
         delivery.announce(event)
       }, failure: { _ in })
@@ -106,12 +101,12 @@ extension PulseOutput {
   func prefill() -> Future<Void, PlayerError> {
     let (future, resolver) = Future<Void, PlayerError>.pending()
     let ready = locked { () -> Bool in
-      guard let ring = session?.ring else {
+      guard let session else {
         delivery.handOff { resolver.reject(PulseRequests.noStream("start")) }
         return false
       }
-      if prefilledLocked(ring) { return true }
-      session?.waiters.waitForPrefill(resolver)
+      if session.isPrefilled { return true }
+      self.session?.waiters.waitForPrefill(resolver)
       // A fill normally is on its way (opening and seeking start one); this makes sure of it.
       scheduleFillLocked(evenAboveTheMark: true)
       return false
@@ -122,24 +117,18 @@ extension PulseOutput {
     return future
   }
 
-  /// Enough audio to start: 50 ms in the ring or already in the server's buffer, or the end of the track.
-  private func prefilledLocked(_ ring: SampleRing) -> Bool {
-    let wanted = max(1, Int64(Double(sampleRate) * 0.05))
-    return clock.writtenFrames + Int64(ring.availableFrames) >= wanted || ring.fillState.endOfTrack
-  }
-
   /// Runs `action` (lock held) once the open stream's ring holds its first audio, at once when it does already;
   /// with `false` when the stream goes first.
   func whenPrefilledLocked(_ action: @escaping (Bool) -> Void) {
-    guard let ring = session?.ring else { return action(false) }
-    if prefilledLocked(ring) { return action(true) }
-    session?.waiters.whenPrefilled(action)
+    guard let session else { return action(false) }
+    if session.isPrefilled { return action(true) }
+    self.session?.waiters.whenPrefilled(action)
     scheduleFillLocked(evenAboveTheMark: true)
   }
 
   /// Resolves the prefill waiters once the decoder has handed over enough audio (decoding queue, lock held).
   private func releasePrefillWaitersLocked(_ ring: SampleRing) {
-    guard session?.waiters.awaitsPrefill == true, prefilledLocked(ring),
+    guard session?.ring === ring, session?.waiters.awaitsPrefill == true, session?.isPrefilled == true,
       let (resolvers, actions) = session?.waiters.takePrefill()
     else { return }
     for action in actions { action(true) }
@@ -158,7 +147,7 @@ extension PulseOutput: RingFeederHost {
     // With the steady buffer the server holds seconds: an early hand-over would only wake the loop thread once
     // more for the same request.
     FillPlan(
-      corkedFrames: buffer.policy.corkedFillFrames(sampleRate: sampleRate),
+      corkedFrames: buffer.policy.corkedFillFrames(sampleRate: session?.sampleRate ?? 44_100),
       handsOverEarly: buffer.policy.handsOverEarly(running: session?.running ?? false))
   }
 

@@ -3,9 +3,6 @@ import PlayerCore
 
 // The playback stream: creating it, following its state, tearing it down.
 extension PulseOutput {
-  /// The current stream's sample rate.
-  var sampleRate: Int { clock.sampleRate }
-
   func createStreamLocked(
     for decoder: any AudioDecoder, at seconds: Double, volume: Int?,
     ready: @escaping (Result<Void, PlayerError>) -> Void
@@ -21,18 +18,18 @@ extension PulseOutput {
     } catch {
       return ready(.failure(error))
     }
-    session = made
     let (info, s, ring) = (decoder.info, made.stream, made.ring)
+    let frame = Int64((seconds * Double(info.sampleRate)).rounded())
+    session = made
+    session?.clock.streamCreated(
+      at: Double(min(max(frame, 0), info.frames)) / Double(info.sampleRate), sampleRate: info.sampleRate)
     let number = lineage.begin()
     self.volume.streamCreated(volume: volume)
-    let frame = Int64((seconds * Double(info.sampleRate)).rounded())
-    clock.streamCreated(
-      at: Double(min(max(frame, 0), info.frames)) / Double(info.sampleRate), sampleRate: info.sampleRate)
     ring.invalidate()
     // A decoder that cannot start there starts at 0, and the open confirms that (``openAnew``).
     refillLocked(from: frame, orBackTo: 0, ring: ring, decoder: decoder) { [weak self] landing in
-      guard let self, let reached = landing.frame, reached != frame else { return }
-      clock.moved(to: Double(reached) / Double(info.sampleRate))
+      guard let self, let reached = landing.frame, reached != frame, session?.ring === ring else { return }
+      session?.clock.moved(to: Double(reached) / Double(info.sampleRate))
     }
 
     let me = Unmanaged.passUnretained(self).toOpaque()
@@ -132,7 +129,6 @@ extension PulseOutput {
     assertLocked()
     timers.drain.cancel()
     timers.title.cancel()
-    clock.refreshed()
     guard let current = session else { return }
     current.silenceCallbacks()
     failPendingStreamOperationsLocked(.cancelled)

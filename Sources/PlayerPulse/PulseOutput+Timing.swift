@@ -4,10 +4,10 @@ import PlayerCore
 // The server's clock: timing updates, the position they give, and the anchor after a flush.
 extension PulseOutput {
   /// How many timing updates the server has answered so far: tests check that a paused stream asks for none.
-  var timingUpdatesAnswered: Int { locked { clock.timingUpdates } }
+  var timingUpdatesAnswered: Int { locked { timingUpdates } }
 
   /// Asks the server for a timing update and does not wait for it (lock held); the latency-update callback
-  /// sees it arrive. The clock (``streamClockLocked()``) says nothing true after a cork, an uncork or a flush
+  /// sees it arrive. The clock (``StreamSession/streamClock()``) says nothing true after a cork, an uncork or a flush
   /// until an update taken after it arrives, so one is requested right behind each.
   func requestTimingLocked() {
     assertLocked()
@@ -38,7 +38,7 @@ extension PulseOutput {
   /// A timing update arrived (mainloop thread): the pauses whose cork was acknowledged before it can confirm, and
   /// the steady buffer may let the sink hold more once the update shows its queue full.
   func timingUpdatedLocked() {
-    clock.timingUpdateArrived()
+    timingUpdates += 1
     if let session { buffer.timingUpdated(session) }
     for cork in session?.waiters.takeTiming() ?? [] { cork.answer() }
   }
@@ -60,11 +60,11 @@ extension PulseOutput {
         if case .failure(let error) = result { return waiter.fail(error) }
         let (read, sinkLatency) = readIndexLocked()
         let now = Self.now()
-        guard clock.knowsStart(read: read, sinkLatency: sinkLatency) || now >= deadline else {
+        guard session?.clock.knowsStart(read: read, sinkLatency: sinkLatency) != false || now >= deadline else {
           return waitForMovingClockLocked(waiter, deadline: deadline, waited: true)
         }
         // Seen to begin only now: what it read at once is not heard at once, so the clock starts now.
-        if waited { clock.serverBegan(at: now) }
+        if waited { session?.clock.serverBegan(at: now) }
         waiter.answer()
       })
   }
@@ -81,8 +81,9 @@ extension PulseOutput {
     requests.issue(
       "timing", start: { ticket in pa_stream_update_timing_info(stream, PulseOperation.streamCallback, ticket) },
       completion: { [self] _ in
-        // Corked: the read index, where the new audio starts (``streamClockLocked()``).
-        clock.anchored(at: seconds, streamTime: streamClockLocked())
+        // Corked: the read index, where the new audio starts (``StreamSession/streamClock()``).
+        let streamTime = session?.streamClock()
+        session?.clock.anchored(at: seconds, streamTime: streamTime)
         done(.success(()))
       }, failure: { error in done(.failure(error)) })
   }
@@ -95,37 +96,16 @@ extension PulseOutput {
     return OutputConfirmation(
       position: position, time: now, running: session?.running ?? false, streamNumber: lineage.current,
       advance: session?.gapless.lastAdvance,
-      movesAt: movesAtLocked(position: position, now: now))
+      // On a null sink nobody records, the audio moves once the 2-second block it rendered before has played
+      // out (a view's clock ran 1.8 s ahead of the audio there).
+      movesAt: session?.movesAt(position: position, now: now))
   }
 
-  /// When the audio at `position` will be heard, while the server has not played up to it yet: after a start,
-  /// a resume or a seek, by the sink's latency; on a null sink nobody records, once the 2-second block it
-  /// rendered before has played out (a view's clock ran 1.8 s ahead of the audio there). Nil once heard.
-  private func movesAtLocked(position: Double, now: UInt64) -> UInt64? {
-    guard session?.running == true, let signed = signedStreamClockLocked() else { return nil }
-    return clock.movesAt(position: position, signedClock: signed, now: now)
-  }
-
-  /// The played position: the anchor plus the stream time since it, through the ``PositionFilter`` (never
-  /// backwards between seeks, never faster than real time, within the track). On `-PA_ERR_NODATA` (no timing
-  /// information yet) the last position holds.
+  /// The played position (``StreamSession/position(at:)``), once a gapless boundary the server played has
+  /// been crossed; 0 without a stream.
   func positionLocked() -> Double {
     assertLocked()
     advanceIfBoundaryPlayedLocked()
-    guard let session else { return clock.position }
-    return clock.position(
-      streamClock: streamClockLocked(), at: Self.now(), running: session.running,
-      duration: session.decoder.info.duration)
-  }
-
-  /// The server's playback clock now, in µs of the stream (``StreamSession/serverClock()``); nil while the clock
-  /// is stale (``StreamClock/isStale``) or unknown.
-  func streamClockLocked() -> pa_usec_t? {
-    signedStreamClockLocked().map { pa_usec_t(max($0, 0)) }
-  }
-
-  /// ``streamClockLocked()``, negative while the sink still plays what it holds from before the stream's start.
-  private func signedStreamClockLocked() -> Int64? {
-    clock.isStale ? nil : session?.serverClock()
+    return session?.position(at: Self.now()) ?? 0
   }
 }

@@ -35,7 +35,9 @@ extension PulseOutput {
 
   /// Writes what the ring holds, then asks the server to uncork (lock held): the audio is there when it starts.
   func uncorkLocked(_ stream: OpaquePointer, _ done: UnsafeMutableRawPointer) -> OpaquePointer? {
-    clock.uncorking(read: readIndexLocked().read)
+    // Read first: the session is changed in place, and reading it meanwhile would overlap that access.
+    let read = readIndexLocked().read
+    session?.clock.uncorking(read: read)
     pumpLocked()
     let operation = pa_stream_cork(stream, 0, PulseOperation.streamCallback, done)
     requestTimingLocked()
@@ -45,13 +47,13 @@ extension PulseOutput {
   /// The server acknowledged an uncork (mainloop thread): audio flows, the ring is topped up and a gapless
   /// boundary is watched for again; the clock is trusted from the timing update requested behind the uncork.
   func startedLocked() {
-    clock.uncorked(at: Self.now())
+    session?.clock.uncorked(at: Self.now())
     session?.running = true
     // Weak: a waiter left in the list when the stream goes must not keep the output alive.
     waitForTimingLocked(
       TimingWaiter { [weak self] result in
         guard let self else { return }
-        clock.refreshed()
+        session?.clock.refreshed()
         if case .success = result {
           scheduleBoundaryCheckLocked()
           scheduleTitleCheckLocked()
@@ -103,7 +105,7 @@ extension PulseOutput {
     withOpenStream(name) { [self] stream, resolver in
       let heard = positionLocked()
       guard let session else { return delivery.handOff { resolver.reject(PulseRequests.noStream(name)) } }
-      let (ring, decoder, wasRunning) = (session.ring, session.decoder, session.running)
+      let (ring, decoder, wasRunning, sampleRate) = (session.ring, session.decoder, session.running, session.sampleRate)
       let target = min(max(Int64((seconds * Double(sampleRate)).rounded()), 0), decoder.info.frames)
       let before = min(max(Int64((heard * Double(sampleRate)).rounded()), 0), decoder.info.frames)
       cancelDrainLocked()
@@ -120,7 +122,7 @@ extension PulseOutput {
       }
       // What is written from here on plays from where the flush leaves the server's read index, which only
       // the timing update after it tells: until then nothing counts from the old anchor.
-      clock.flushing()
+      self.session?.clock.flushing()
       requests.issue(
         name + " (flush)", start: { done in pa_stream_flush(stream, PulseOperation.streamCallback, done) },
         completion: { [self] ok in
@@ -128,7 +130,7 @@ extension PulseOutput {
             let error = PlayerError.outputFailed(operation: name, detail: connection.lastError())
             return delivery.handOff { resolver.reject(error) }
           }
-          clock.flushed()
+          self.session?.clock.flushed()
           let move = Reposition(
             target: target, resume: resume ?? wasRunning, wasRunning: wasRunning, sampleRate: sampleRate)
           refillLocked(from: target, orBackTo: before, ring: ring, decoder: decoder) { [self] landing in
@@ -146,13 +148,13 @@ extension PulseOutput {
   private func repositionedLocked(
     _ decision: Reposition.Decision, _ resolver: Future<OutputConfirmation, PlayerError>.Resolver
   ) {
-    if let seconds = decision.movedTo { clock.moved(to: seconds) }
+    if let seconds = decision.movedTo { session?.clock.moved(to: seconds) }
     switch decision.then {
     case .fail(let failure):
       delivery.handOff { resolver.reject(failure) }
     case .confirmCorked:
       let confirmation = OutputConfirmation(
-        position: clock.anchorSeconds, time: Self.now(), running: false, streamNumber: lineage.current)
+        position: session?.clock.anchorSeconds ?? 0, time: Self.now(), running: false, streamNumber: lineage.current)
       delivery.handOff { self.delivery.resolve(resolver, confirmation) }
     case .start(let failure):
       delivery.handOff {

@@ -92,8 +92,9 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
   let requests: PulseRequests
   /// The stream and what feeds it, while one exists (see ``StreamSession``).
   var session: StreamSession?
-  /// The anchor, the frames written since and the confirmed position (see ``StreamClock``).
-  var clock = StreamClock()
+  /// Timing updates the server answered, for every stream of the output: tests check that a paused stream asks
+  /// for none.
+  var timingUpdates = 0
   /// The stream's volume and mute flag at the server, and the changes others make (see ``VolumeControl``).
   let volume: VolumeControl
   /// The current stream's number, and the stream prepared for the first `open` (see ``StreamLineage``).
@@ -241,7 +242,9 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
       }
       return future.flatMap { [self] _ in prefill() }.map { [self] _ in
         // Where the ring really starts: the prefilled audio was decoded from there.
-        let (device, level, start) = locked { (deviceNameLocked, self.volume.level, clock.anchorSeconds) }
+        let (device, level, start) = locked {
+          (deviceNameLocked, self.volume.level, session?.clock.anchorSeconds ?? seconds)
+        }
         return OutputConfirmation(
           position: start, time: Self.now(), running: false, streamNumber: number, device: device, volume: level)
       }

@@ -2,7 +2,7 @@ import PlayerCore
 
 /// Where the stream's audio is in the track: the anchor (a position, and the stream time at which the audio
 /// written since began to play), the frames written since, and the position confirmed from the server's clock
-/// through the ``PositionFilter``. Decides only: ``PulseOutput`` reads the server's clock and passes it in.
+/// through the ``PositionFilter``. Decides only: ``StreamSession`` reads the server's clock and passes it in.
 struct StreamClock: Sendable {
   /// The stream's sample rate.
   private(set) var sampleRate = 44_100
@@ -19,17 +19,9 @@ struct StreamClock: Sendable {
   /// The server's read index (µs) when the last uncork was asked for.
   private var readAtUncork: Int64 = 0
   private var filter = PositionFilter()
-  /// Timing updates the server answered, for every stream of the output: tests check that a paused stream asks
-  /// for none.
-  private(set) var timingUpdates = 0
 
   /// The last confirmed position.
   var position: Double { filter.position }
-
-  /// The server answered a timing update.
-  mutating func timingUpdateArrived() {
-    timingUpdates += 1
-  }
 
   /// A new stream of `sampleRate` starts at `seconds`.
   mutating func streamCreated(at seconds: Double, sampleRate: Int) {

@@ -3,8 +3,10 @@ import PlayerCore
 
 /// One playback stream at the server and what feeds it, from `pa_stream_new` until the stream is torn down:
 /// the output holds one while a stream exists (`PulseOutput.session`), so nothing about a stream outlives it.
-/// It makes, reads, writes and closes its own `pa_stream`; the output sets the callbacks and decides. Touched
-/// only with the mainloop lock held.
+/// It makes, reads, writes and closes its own `pa_stream`, and keeps where its audio is (``StreamClock``): the
+/// position, the gapless boundary and a live stream's titles are decided here from the server's clock. The
+/// output sets the callbacks, issues the operations and carries out what the session decides. Touched only
+/// with the mainloop lock held.
 struct StreamSession {
   /// The libpulse stream.
   let stream: OpaquePointer
@@ -12,8 +14,6 @@ struct StreamSession {
   let spec: pa_sample_spec
   /// The decoded audio waiting to be written to `stream`.
   let ring: SampleRing
-  /// The format of `ring` and of the stream at the server.
-  let sampleFormat: DecodedSampleFormat
   /// The decoder of the track being heard; a gapless advance replaces it with the next track's.
   var decoder: any AudioDecoder
   /// The server acknowledged the last uncork, and no cork since.
@@ -30,6 +30,11 @@ struct StreamSession {
   var titles = TitleMarks()
   /// What waits on this stream: its creation, its first audio, a timing update.
   var waiters = StreamWaiters()
+  /// The anchor, the frames written since and the confirmed position (see ``StreamClock``).
+  var clock: StreamClock
+
+  /// The stream's sample rate.
+  var sampleRate: Int { Int(spec.rate) }
 
   /// Audio flows with nothing in the way of a larger buffer: uncorked, not draining, and the track not all
   /// decoded yet.
@@ -67,7 +72,7 @@ struct StreamSession {
     guard let stream = pa_stream_new_with_proplist(context, info.displayTitle, &spec, nil, props) else {
       throw .outputFailed(operation: "open", detail: String(cString: pa_strerror(pa_context_errno(context))))
     }
-    return StreamSession(stream: stream, spec: spec, ring: ring, sampleFormat: format, decoder: decoder)
+    return StreamSession(stream: stream, spec: spec, ring: ring, decoder: decoder, clock: StreamClock())
   }
 
   /// Connects the stream for playback to `sink` (nil: the server's default), corked, with `attributes`, at
@@ -165,6 +170,83 @@ struct StreamSession {
       writable = pa_stream_writable_size(stream)
     }
     return (written, beforeBoundary)
+  }
+
+  // MARK: - Where the audio is
+
+  /// ``serverClock()`` while the clock is fresh; nil while it is stale (``StreamClock/isStale``) or unknown.
+  func signedClock() -> Int64? { clock.isStale ? nil : serverClock() }
+
+  /// ``signedClock()``, counted from the stream's start (never negative).
+  func streamClock() -> UInt64? { signedClock().map { UInt64(max($0, 0)) } }
+
+  /// The played position at `now`: the anchor plus the stream time since it, through the ``PositionFilter``
+  /// (never backwards between seeks, never faster than real time, within the track). Without a fresh clock
+  /// (`-PA_ERR_NODATA`, or stale) the last position holds.
+  mutating func position(at now: UInt64) -> Double {
+    let usec = streamClock()
+    return clock.position(streamClock: usec, at: now, running: running, duration: decoder.info.duration)
+  }
+
+  /// When the audio at `position` will be heard (monotonic ns), while playing and the server has not played up
+  /// to it yet: after a start, a resume or a seek, by the sink's latency. Nil once heard.
+  func movesAt(position: Double, now: UInt64) -> UInt64? {
+    guard running, let signed = signedClock() else { return nil }
+    return clock.movesAt(position: position, signedClock: signed, now: now)
+  }
+
+  /// Enough audio to start: 50 ms in the ring or already in the server's buffer, or the end of the track.
+  var isPrefilled: Bool {
+    let wanted = max(1, Int64(Double(sampleRate) * 0.05))
+    return clock.writtenFrames + Int64(ring.availableFrames) >= wanted || ring.fillState.endOfTrack
+  }
+
+  /// Writes what the ring holds into the server's buffer (``writeFromRing()``) and counts it; true when the
+  /// first frame of a gapless next track went out, whose place is then known.
+  mutating func pump() -> Bool {
+    let (frames, beforeBoundary) = writeFromRing()
+    if let beforeBoundary { gapless.written(before: clock.writtenFrames + Int64(beforeBoundary)) }
+    clock.wrote(frames)
+    return beforeBoundary != nil
+  }
+
+  /// Moves on to the gapless next track once the server's clock has passed the boundary (the stream numbered
+  /// `previous` is left): from then on the position counts from that track's start, and the server's tools
+  /// name it. Returns the track now heard; nil before the boundary.
+  mutating func crossBoundaryIfPlayed(leaving previous: UInt64, at now: UInt64) -> TrackInfo? {
+    guard gapless.boundaryFrames != nil, let usec = streamClock(),
+      let (next, boundary) = gapless.advance(
+        at: usec, anchorStreamTime: clock.anchorStreamTime, sampleRate: sampleRate)
+    else { return nil }
+    decoder = next
+    let info = next.info
+    gapless.began(by: GaplessAdvance(from: previous, track: info))
+    let position = min(Double(usec - boundary.streamTime) / 1e6, info.duration)
+    clock.crossed(
+      at: boundary.streamTime, writtenBefore: boundary.writtenFrames, seconds: position, running: running, now: now)
+    retitle(info)
+    return info
+  }
+
+  /// Seconds until the server's clock should reach the gapless boundary, while playing (a corked stream's clock
+  /// stands still); nil when the clock or the boundary is not known.
+  func boundaryWait() -> Double? {
+    guard running, let usec = streamClock() else { return nil }
+    return gapless.wait(from: usec, anchorStreamTime: clock.anchorStreamTime, sampleRate: sampleRate)
+  }
+
+  /// Takes a live stream's title changes decoded by `source`, when it is the track being heard.
+  mutating func note(_ changes: [TitleChange], from source: any AudioDecoder) {
+    guard source === decoder else { return }
+    titles.add(changes, sampleRate: sampleRate)
+  }
+
+  /// Seconds until the next title's audio should be heard, while playing; nil when no title waits. The
+  /// position is read only when one does: a file's start must not pay for it.
+  mutating func titleWait(at now: UInt64) -> Double? {
+    guard running, !titles.isEmpty else { return nil }
+    let heard = position(at: now)
+    return titles.wait(from: heard)
   }
 
   /// Stops the stream's callbacks: from here on libpulse tells the output nothing about it.
