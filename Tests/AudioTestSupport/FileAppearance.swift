@@ -13,4 +13,15 @@ public enum FileAppearance {
     }
     return true
   }
+
+  /// What another process wrote to `path` once it ends with a newline, within `seconds`; nil if it did not. A
+  /// shell's `cmd > path` makes the file before `cmd` writes: the file alone may still be empty.
+  public static func lines(at path: String, within seconds: Double = 5) -> String? {
+    let deadline = Date().addingTimeInterval(seconds)
+    while true {
+      if let text = try? String(contentsOfFile: path, encoding: .utf8), text.hasSuffix("\n") { return text }
+      guard Date() < deadline else { return nil }
+      usleep(10_000)
+    }
+  }
 }

@@ -36,8 +36,7 @@ struct TerminalViewTests {
       _ = try Tmux.waitForScreen(session) { Self.volume(on: $0) == louder - 5 }
       try Tmux.run(["send-keys", "-t", session, "q"])
       let stty = "/tmp/\(session).stty"
-      FileAppearance.wait(for: stty, within: 3)
-      let settings = try String(contentsOfFile: stty, encoding: .utf8)
+      let settings = try #require(FileAppearance.lines(at: stty, within: 3), "stty wrote the settings")
       try? FileManager.default.removeItem(atPath: stty)
       #expect(settings.contains(" icanon") && settings.contains(" echo"), "the terminal is back in cooked mode")
       let after = try Tmux.capture(session)
@@ -315,8 +314,8 @@ struct TerminalViewTests {
       try Tmux.run(["send-keys", "-t", session, "C-c"])
       // `$?` after `fg` is the job's exit status.
       try Tmux.run(["send-keys", "-t", session, "echo $? > '\(status)'", "Enter"])
-      FileAppearance.wait(for: status)
-      let code = try String(contentsOfFile: status, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+      let code = try #require(FileAppearance.lines(at: status), "the shell wrote the status")
+        .trimmingCharacters(in: .whitespacesAndNewlines)
       #expect(code == "130", "Ctrl-C exits 130")
     }
   }
