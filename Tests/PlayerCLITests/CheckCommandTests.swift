@@ -103,7 +103,15 @@ struct PulseCheckCommandTests {
         Splay.fixture("media/\($0)")
       } + [chirp]
     try await ExclusiveSink.run {
-      let result = try Splay.run(["check"] + files, timeout: 600)
+      var result = try Splay.run(["check"] + files, timeout: 600)
+      // A run whose only failures are audio judgements on PipeWire gets the one retry the sample-exact checks
+      // have (PulseEnvironment.graphMayGlitch); the second run must pass.
+      let failures = result.stdout.split(separator: "\n").filter { $0.hasPrefix("FAIL ") }
+      if PulseEnvironment.graphMayGlitch != nil, !failures.isEmpty,
+        failures.allSatisfy({ $0.hasPrefix("FAIL  audio ") })
+      {
+        result = try Splay.run(["check"] + files, timeout: 600)
+      }
       let checks = files.count * 7
       #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
       #expect(result.stdout.contains("\(checks) checks: "), "\(result.stdout)")
