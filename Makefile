@@ -64,7 +64,10 @@ test:
 INTEGRATION := Pulse|TerminalView|ServeReconnect|FreshServer|ResumeTests|HookTests|ReplayGainCommand|everyExampleScriptPassesOnTheRealServer
 # One test at a time: run side by side, the suites starve each other's real-time streams into dropouts on PipeWire
 # at 44.1 kHz (gapless and lossless runs failed twice in a row in CI); one at a time the flavour passes, faster.
-SERVERS_TEST := $(SWIFT) test --skip-build --no-parallel --filter '$(INTEGRATION)' --skip $(ALONE)
+# The killed session writer starts a thousand processes and reads no server: `make test` runs it once.
+SERVERS_TEST := $(SWIFT) test --skip-build --no-parallel --filter '$(INTEGRATION)' \
+	--skip '$(ALONE)|aWriterKilledAtAnyMomentLeavesAWholeFile'
+
 test-servers:
 	@scripts/install-deps tmux
 	$(SWIFT) build --build-tests

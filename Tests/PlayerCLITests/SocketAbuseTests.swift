@@ -179,7 +179,7 @@ import Testing
     // Under a sanitizer (`make asan` sets SPLAY_SANITIZER) the server's memory also holds the sanitizer's
     // quarantine and shadow, and everything runs slower: the memory bound and the reply time below are the
     // product's, as `make test` measures them.
-    let sanitizer = ProcessInfo.processInfo.environment["SPLAY_SANITIZER"]
+    let sanitizer = Sanitizer.name
     var positions: [Double] = []
     for i in 0..<3 {
       let asked = Date()

@@ -18,7 +18,7 @@ import Testing
 @Suite(
   .serialized, .enabled(if: PulseEnvironment.available, "needs the private PulseAudio server of `make test`"),
   .enabled(
-    if: ProcessInfo.processInfo.environment["SPLAY_SANITIZER"] == nil,
+    if: Sanitizer.name == nil,
     "a sanitizer slows the decoder into dropouts, which the sink's timing would report as wrong states"))
 struct PulseModelTests {
   static let environment = ProcessInfo.processInfo.environment

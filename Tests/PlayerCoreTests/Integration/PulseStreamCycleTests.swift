@@ -78,7 +78,7 @@ struct PulseStreamCycleTests {
       let closed = try sinkInputs()
       #expect(closed == 0, "no stream left on the server after shutdown")
       #expect(samples.allSatisfy { $0.object == nil }, "no command future is retained")
-      let sanitizer = ProcessInfo.processInfo.environment["SPLAY_SANITIZER"]
+      let sanitizer = Sanitizer.name
       try Skip.when(sanitizer.map { "resident memory not bounded under the \($0) sanitizer (its quarantine)" })
       // Rings are unmapped when their stream goes; what is left is the allocator's own caching of smaller
       // blocks (4 MB at most seen; 66 MB when rings still came from malloc and the suites ran in parallel).
