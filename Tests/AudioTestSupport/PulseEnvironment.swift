@@ -15,10 +15,10 @@ public enum PulseEnvironment {
   /// that compare samples use a resampling-tolerant measure instead, or say why they cannot run.
   public static let inexactRecording: String? = monitorRewinds ?? resampled
 
-  /// Why a sample-exact check may fail once through no fault of the player, so that its first attempt may be run
-  /// again (a second must pass): PipeWire's graph on a loaded machine skips part of a cycle at the sink (seen at
-  /// 44.1 kHz: a half-scale jump inside a lossless file, no silence; landed main did it too, 1 run in 4 of
-  /// PulseOutputTests). Nil on PulseAudio's null sinks.
+  /// Why a sample-exact check may fail through no fault of the player, so that it may be run again (three
+  /// attempts at most, and the last must pass): PipeWire's graph on a loaded machine skips part of a cycle at the
+  /// sink (seen at 44.1 kHz: a half-scale jump inside a lossless file, no silence; landed main did it too, 1 run
+  /// in 4 of PulseOutputTests). Nil on PulseAudio's null sinks.
   public static let graphMayGlitch: String? =
     flavour == "pipewire" ? "PipeWire's graph may skip part of a cycle on a loaded machine" : nil
 

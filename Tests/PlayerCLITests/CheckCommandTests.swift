@@ -113,13 +113,13 @@ struct PulseCheckCommandTests {
     #expect(fixtures.count >= Self.checkedOnEveryServer.count, "a fixture checked on every server is missing")
     let files = fixtures.map { Splay.fixture("media/\($0)") } + [chirp]
     try await ExclusiveSink.run {
+      // A run whose only failures are audio judgements on PipeWire is run again, as the sample-exact checks
+      // are (PulseEnvironment.graphMayGlitch, BackToBack): three runs at most, and the last must pass.
       var result = try Splay.run(["check"] + files, timeout: 600)
-      // A run whose only failures are audio judgements on PipeWire gets the one retry the sample-exact checks
-      // have (PulseEnvironment.graphMayGlitch); the second run must pass.
-      let failures = result.stdout.split(separator: "\n").filter { $0.hasPrefix("FAIL ") }
-      if PulseEnvironment.graphMayGlitch != nil, !failures.isEmpty,
-        failures.allSatisfy({ $0.hasPrefix("FAIL  audio ") })
-      {
+      for _ in 1..<3 where PulseEnvironment.graphMayGlitch != nil {
+        let failures = result.stdout.split(separator: "\n").filter { $0.hasPrefix("FAIL ") }
+        guard !failures.isEmpty, failures.allSatisfy({ $0.hasPrefix("FAIL  audio ") }) else { break }
+        print("PulseCheckCommandTests: \(failures.joined(separator: "; ")); running the check again")
         result = try Splay.run(["check"] + files, timeout: 600)
       }
       let checks = files.count * 7

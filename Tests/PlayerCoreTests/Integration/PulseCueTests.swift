@@ -16,7 +16,7 @@ struct PulseCueTests {
     output: PulseOutput(), decoders: CueTrackDecoderFactory(opening: StandardDecoderFactory()))
 
   @Test func aSheetsTracksPlayAsTheirFileWithoutAGapAndEachIsPublishedAtItsStart() async throws {
-    try await BackToBack.retryingOnceAfterADropout("PulseCueTests", run)
+    try await BackToBack.retryingAfterADropout("PulseCueTests", run)
   }
 
   /// One run of the test above; returns true when it should be run again.

@@ -45,7 +45,7 @@ struct PulseOutputTests {
       "needs a monitor that records exactly: the pulse sandbox, or PipeWire at 44.1 kHz"),
     arguments: ["ladder-44k-stereo.wav", "ladder-44k-stereo.flac"])
   func losslessFilesReachTheSinkSampleExactAtUnityGain(name: String) async throws {
-    try await BackToBack.retryingOnceAfterADropout("PulseOutputTests: lossless") { lastAttempt in
+    try await BackToBack.retryingAfterADropout("PulseOutputTests: lossless") { lastAttempt in
       try await losslessRun(name, lastAttempt: lastAttempt)
     }
   }
@@ -108,7 +108,7 @@ struct PulseOutputTests {
   }
 
   @Test func sameFormatTracksFollowEachOtherWithoutAGap() async throws {
-    try await BackToBack.retryingOnceAfterADropout("PulseOutputTests: gapless", gaplessRun)
+    try await BackToBack.retryingAfterADropout("PulseOutputTests: gapless", gaplessRun)
   }
 
   /// One run of the test above; returns true when it should be run again.
@@ -150,7 +150,7 @@ struct PulseOutputTests {
   func aSeekBackIntoATrackWhoseSuccessorWasDecodedStillPlaysTheSuccessorFromItsStart() async throws {
     // A second attempt only when the first was starved (a silent gap inside audio that has none): the
     // comparison is sample-exact, and a neighbour suite can hold both CPUs past the buffer.
-    try await BackToBack.retryingOnceAfterADropout("PulseOutputTests: seek back", seekBackIntoADecodedSuccessor)
+    try await BackToBack.retryingAfterADropout("PulseOutputTests: seek back", seekBackIntoADecodedSuccessor)
   }
 
   /// One run of the test above; returns true when it should be run again (starved, not the last attempt).

@@ -154,7 +154,7 @@ final class PulseReplayGainTests {
     let factor = Float(pow(10, -6.0206 / 20))
     let reference = try names.flatMap { try decodedLeft(Fixtures.media($0)).samples.map { $0 * factor } }
     let boundary = try decodedLeft(Fixtures.media(names[0])).samples.count
-    try await BackToBack.retryingOnceAfterADropout("PulseReplayGainTests") { lastAttempt in
+    try await BackToBack.retryingAfterADropout("PulseReplayGainTests") { lastAttempt in
       try await albumRun(paths, reference: reference, boundary: boundary, lastAttempt: lastAttempt)
     }
   }
