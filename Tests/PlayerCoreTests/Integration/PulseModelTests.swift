@@ -73,9 +73,18 @@ struct PulseModelTests {
       } else {
         (0..<Self.sequences).map { _ in UInt64.random(in: 0...UInt64.max) }
       }
+    // On PipeWire a failed sequence runs again, three times at most (PulseEnvironment.graphMayGlitch): the
+    // monitor there once delivered nothing for about 1.4 s and then all of it at once, which put the window
+    // judged later than it played (pipewire, CI, 2026-12-02; the seed then passed three times of three).
+    let attempts = PulseEnvironment.graphMayGlitch == nil ? 1 : 3
     try await ExclusiveSink.run {
       for seed in seeds {
-        if let failure = try await Self.check(seed: seed, paths: paths) {
+        for attempt in 1...attempts {
+          guard let failure = try await Self.check(seed: seed, paths: paths) else { break }
+          guard attempt == attempts else {
+            print("PulseModelTests: seed \(seed), attempt \(attempt): \(failure); running it again")
+            continue
+          }
           Issue.record("seed \(seed) (SPLAY_PULSE_MODEL_SEED=\(seed) replays it): \(failure)")
           return
         }

@@ -123,9 +123,19 @@ final class PulseReplayGainTests {
       try Skip.when(mutagen.status == 0 ? nil : "tagging M4A needs python3-mutagen (scripts/install-deps)")
     }
     let path = try taggedTone(format)
+    // On PipeWire the measurement runs again when it misses, three times at most: a glitch of the graph inside
+    // the half second measured moved an MP3's level by 0.058 dB once (pipewire, CI, 2026-12-02).
+    let attempts = PulseEnvironment.graphMayGlitch == nil ? 1 : 3
     try await ExclusiveSink.run {
-      let off = try await level(of: path, policy: ReplayGainPolicy(mode: .off))
-      let track = try await level(of: path, policy: ReplayGainPolicy(mode: .track))
+      var (off, track) = (
+        try await level(of: path, policy: ReplayGainPolicy(mode: .off)),
+        try await level(of: path, policy: ReplayGainPolicy(mode: .track))
+      )
+      for attempt in 1..<attempts where abs(track.decibels - off.decibels - -6) > 0.05 {
+        print("PulseReplayGainTests: \(format), attempt \(attempt): \(track.decibels - off.decibels) dB; again")
+        off = try await level(of: path, policy: ReplayGainPolicy(mode: .off))
+        track = try await level(of: path, policy: ReplayGainPolicy(mode: .track))
+      }
       #expect(off.gain == nil)
       #expect(track.gain == AppliedGain(decibels: -6, source: .track))
       let measured = track.decibels - off.decibels
