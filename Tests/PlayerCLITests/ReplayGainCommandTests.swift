@@ -92,9 +92,17 @@ import Testing
     let home = try ConfigFileTests.ConfigHome("replaygain = \"track\"\n")
     let path = try Self.taggedLadder(in: home.scratch.path)
     try await ExclusiveSink.run {
-      let recorder = try MonitorRecorder()
-      let result = try Splay.run(["play", "--json", "--volume", "100", path], environment: home.environment)
-      let recording = recorder.stop()
+      // On PipeWire a play whose first 0.1 s peaks apart from the rest runs again, three times at most: once
+      // the whole first 0.1 s peaked 7.9 % low there (pipewire, 2026-12-02), while the louder peak a missing
+      // gain gives (twice the level) was never seen. The last attempt asserts.
+      var (result, recording) = try Self.playRecorded(path, home)
+      for attempt in 1..<(PulseEnvironment.graphMayGlitch == nil ? 1 : 3) {
+        guard let start = recording.firstAudibleFrame(), Self.firstPeakRatio(recording.left, start) > 0.03 else {
+          break
+        }
+        print("aConfiguredGainIsHeardFromTheFirstFrame: attempt \(attempt): the first 0.1 s peaked apart; again")
+        (result, recording) = try Self.playRecorded(path, home)
+      }
       #expect(result.status == 0, "\(result.stderr)")
       #expect(Self.gain(result.jsonLines.last)?["decibels"] as? Double == -6.0206)
       let left = recording.left
@@ -105,13 +113,32 @@ import Testing
       }
       let settled = peak(0.5, 1.5)
       try #require(settled > 0.01, "the track was not heard a second in")
-      #expect(abs(peak(0, 0.1) / settled - 1) < 0.03, "the first 0.1 s peaked at \(peak(0, 0.1)), later \(settled)")
+      #expect(Self.firstPeakRatio(left, start) < 0.03, "the first 0.1 s peaked at \(peak(0, 0.1)), later \(settled)")
       let loudest = left.map { abs($0) }.max() ?? 0
       #expect(abs(loudest / settled - 1) < 0.03, "the loudest sample was \(loudest), the track's peak \(settled)")
       #expect(
         SignalAnalysis.ladderSteps(left, from: start, rate: recording.rate, count: 4) == [0, 1, 2, 3],
         "the track from its start, once")
     }
+  }
+
+  /// `splay play --json --volume 100 PATH` in `home`, and what the sink's monitor recorded meanwhile.
+  private static func playRecorded(_ path: String, _ home: ConfigFileTests.ConfigHome) throws -> (
+    Splay.Result, MonitorRecorder.Recording
+  ) {
+    let recorder = try MonitorRecorder()
+    let result = try Splay.run(["play", "--json", "--volume", "100", path], environment: home.environment)
+    return (result, recorder.stop())
+  }
+
+  /// How far the first 0.1 s from `start` peaks from the peak between 0.5 s and 1.5 s, as a fraction of it.
+  private static func firstPeakRatio(_ left: [Float], _ start: Int) -> Float {
+    func peak(_ from: Double, _ to: Double) -> Float {
+      let range = min(left.count, start + Int(from * 44_100))..<min(left.count, start + Int(to * 44_100))
+      return left[range].map { abs($0) }.max() ?? 0
+    }
+    let settled = peak(0.5, 1.5)
+    return settled > 0 ? abs(peak(0, 0.1) / settled - 1) : .infinity
   }
 
   /// With ReplayGain on, `play FILE` only connects before its parse: a stream prepared for the bare file would be
