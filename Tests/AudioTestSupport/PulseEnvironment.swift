@@ -22,6 +22,10 @@ public enum PulseEnvironment {
   public static let graphMayGlitch: String? =
     flavour == "pipewire" ? "PipeWire's graph may skip part of a cycle on a loaded machine" : nil
 
+  /// How many times a check judged at the sink may run on this server: three where the graph may glitch
+  /// (``graphMayGlitch``), once elsewhere. The last attempt asserts.
+  public static let attemptsAllowingGlitches = graphMayGlitch == nil ? 1 : 3
+
   /// Why the monitor's recording is not what was heard at all, around a stream's start, cork, flush or seek: the
   /// sink rewinds, and its monitor keeps the audio that a rewind replaced (paplay's own recording of a WAV file
   /// differs from the file in 5,311 of 132,300 frames on this sink). Nil on the other flavours.

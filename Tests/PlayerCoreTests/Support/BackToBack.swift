@@ -12,7 +12,7 @@ enum BackToBack {
   static func retryingAfterADropout(_ name: String, _ attempt: (_ lastAttempt: Bool) async throws -> Bool)
     async throws
   {
-    let attempts = PulseEnvironment.graphMayGlitch == nil ? 2 : 3
+    let attempts = max(2, PulseEnvironment.attemptsAllowingGlitches)
     var number = 1
     while try await attempt(number == attempts) {
       print("\(name): attempt \(number) met a dropout or a glitch at the sink; trying again")
