@@ -13,7 +13,7 @@ extension PulseOutput {
     advanceIfBoundaryPlayedLocked()
     if ring.drained {
       // Not before an `open` took the stream: a stream prepared to play has nobody to tell of its end yet.
-      if let session = self.session, session.running, session.draining == nil, lineage.firstOpenCame {
+      if let session = self.session, session.awaitsDrain, lineage.firstOpenCame {
         buffer.shrink(session)
         drainNearTheEndLocked()
       }
@@ -27,20 +27,13 @@ extension PulseOutput {
   /// (``prepareNext(_:following:)``) must still follow it. The wait is timed once, by the server's clock now: a
   /// clock that stalls (a sink that took the audio in one long block) must not hold the drain back for good.
   private func drainNearTheEndLocked() {
-    guard !timers.drain.isPending else { return }
-    let lead = UInt64(configuration.targetLatency * 1e6)
-    guard let end = session?.clock.writtenEnd, let context = connection.context, let usec = session?.streamClock()
-    else {
-      return startDrainLocked()
-    }
-    guard end > usec + lead else { return startDrainLocked() }
-    let ring = session?.ring
-    timers.drain.schedule(at: pa_rtclock_now() + (end - usec - lead), on: context) { [weak self] in
+    guard !timers.drain.isPending, let current = session else { return }
+    let wait = current.drainWait(leaving: UInt64(configuration.targetLatency * 1e6))
+    guard let context = connection.context, wait > 0 else { return startDrainLocked() }
+    let ring = current.ring
+    timers.drain.schedule(at: pa_rtclock_now() + wait, on: context) { [weak self] in
       // Still the same track's end, still playing: a cork, seek or next track since then decides anew.
-      guard let self, let session, session.running, session.draining == nil, lineage.firstOpenCame,
-        session.ring === ring,
-        session.ring.drained
-      else { return }
+      guard let self, let session, session.awaitsDrain, session.ring === ring, lineage.firstOpenCame else { return }
       startDrainLocked()
     }
   }
@@ -51,20 +44,10 @@ extension PulseOutput {
       "drain", start: { done in pa_stream_drain(stream, PulseOperation.streamCallback, done) },
       completion: { [self] ok in
         session?.draining = nil
-        guard ok, var session, session.running else { return }
-        // A track whose file could not be read to the end stopped where its audio did, not at the length
-        // its header declared: that is the position to confirm, with the reason; so did a live stream.
-        let info = session.decoder.info
-        let failure = session.readFailure
-        let end =
-          failure == nil && !info.isLive ? info.duration : Double(session.ring.frame) / Double(info.sampleRate)
-        session.running = false
-        session.endConfirmed = true
-        session.clock.ended(at: end)
-        self.session = session
+        guard ok, session?.running == true, let ended = session?.drained() else { return }
         let confirmation = OutputConfirmation(
-          position: end, time: Self.now(), running: false, streamNumber: lineage.current)
-        let event: OutputEvent = failure.map { .trackFailed($0, confirmation) } ?? .trackFinished(confirmation)
+          position: ended.end, time: Self.now(), running: false, streamNumber: lineage.current)
+        let event: OutputEvent = ended.failure.map { .trackFailed($0, confirmation) } ?? .trackFinished(confirmation)
         delivery.announce(event)
       }, failure: { _ in })
     session?.draining = operation
@@ -164,8 +147,12 @@ extension PulseOutput: RingFeederHost {
     if session?.ring === ring { session?.readFailure = error }
   }
 
+  /// At the current track's end: when a next track was offered, marks the boundary in the ring and returns that
+  /// track's decoder, and whether it must be rewound first.
   func trackEndedLocked(ring: SampleRing, generation: UInt64) -> (decoder: any AudioDecoder, rewind: Bool)? {
-    continueWithUpcomingLocked(ring: ring, generation: generation)
+    guard session?.ring === ring, session?.gapless.canContinue == true, ring.markBoundary(generation: generation)
+    else { return nil }
+    return session?.gapless.startFeeding()
   }
 
   func landedLocked(_ landing: SeekLanding, ring: SampleRing) -> Bool {

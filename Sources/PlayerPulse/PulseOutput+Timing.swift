@@ -1,7 +1,8 @@
 import CPulseAudio
 import PlayerCore
 
-// The server's clock: timing updates, the position they give, and the anchor after a flush.
+// The server's clock: timing updates, the position they give, the anchor after a flush, and what the clock
+// reaches that was decoded ahead of it (a gapless next track's first frame, a live stream's titles).
 extension PulseOutput {
   /// How many timing updates the server has answered so far: tests check that a paused stream asks for none.
   var timingUpdatesAnswered: Int { locked { timingUpdates } }
@@ -107,5 +108,74 @@ extension PulseOutput {
     assertLocked()
     advanceIfBoundaryPlayedLocked()
     return session?.position(at: Self.now()) ?? 0
+  }
+
+  // MARK: - What the clock reaches
+
+  /// Moves on to the upcoming track once the server has played the boundary
+  /// (``StreamSession/crossBoundaryIfPlayed(leaving:at:)``): confirmations carry a new stream number from then
+  /// on, and the controller is told.
+  func advanceIfBoundaryPlayedLocked() {
+    assertLocked()
+    let previous = lineage.current
+    guard let track = session?.crossBoundaryIfPlayed(leaving: previous, at: Self.now()), let session else { return }
+    let number = lineage.begin()
+    let confirmation = OutputConfirmation(
+      position: session.clock.position, time: Self.now(), running: session.running, streamNumber: number,
+      advance: session.gapless.lastAdvance)
+    delivery.announce(.trackAdvanced(from: previous, confirmation, track: track))
+  }
+
+  /// Checks again just after the server's clock should have reached the boundary (write callbacks alone may
+  /// come too seldom to notice it within a few milliseconds). Only while playing and with a fresh clock
+  /// (``StreamSession/boundaryWait()``): `start` schedules the check again.
+  func scheduleBoundaryCheckLocked() {
+    armClockCheckLocked(timers.boundary, after: session?.boundaryWait()) { output, expected in
+      output.advanceIfBoundaryPlayedLocked()
+      if output.lineage.current == expected { output.scheduleBoundaryCheckLocked() }
+    }
+  }
+
+  /// Takes the title changes `decoder` decoded into `ring` (decoding queue, lock held), when it is still the
+  /// track being heard, and watches for the first of them to be played.
+  func noteTitleChangesLocked(_ changes: [TitleChange], ring: SampleRing, decoder: any AudioDecoder) {
+    guard !changes.isEmpty, session?.ring === ring else { return }
+    session?.note(changes, from: decoder)
+    scheduleTitleCheckLocked()
+  }
+
+  /// Checks just after the server's clock should have reached the next title's audio (ICY `StreamTitle`: a
+  /// title is published when its audio is heard). Only while playing: `start` schedules the check again.
+  func scheduleTitleCheckLocked() {
+    guard connection.context != nil, session?.titles.isEmpty == false else { return }
+    // A gapless boundary the server played comes first: the position then counts from the next track.
+    advanceIfBoundaryPlayedLocked()
+    armClockCheckLocked(timers.title, after: session?.titleWait(at: Self.now())) { output, _ in
+      output.announceHeardTitlesLocked()
+      output.scheduleTitleCheckLocked()
+    }
+  }
+
+  /// Publishes each title whose audio the server has played, with the position it was heard at.
+  private func announceHeardTitlesLocked() {
+    let position = positionLocked()
+    guard let titles = session?.titles.heard(by: position) else { return }
+    for title in titles {
+      delivery.announce(.titleChanged(title, confirmationLocked()))
+    }
+  }
+
+  /// Arms `timer` for 2 ms past `wait` seconds from now, when the server's clock should have reached what
+  /// `check` looks for; `check` runs (mainloop thread) with the stream number it was armed for, and only while
+  /// that stream is still the current one. Nothing when the wait or the context is not known.
+  private func armClockCheckLocked(
+    _ timer: MainloopTimer, after wait: Double?, _ check: @escaping (PulseOutput, UInt64) -> Void
+  ) {
+    guard let context = connection.context, let wait else { return }
+    let expected = lineage.current
+    timer.schedule(at: pa_rtclock_now() + pa_usec_t(wait * 1e6) + 2_000, on: context) { [weak self] in
+      guard let self, lineage.current == expected else { return }
+      check(self, expected)
+    }
   }
 }

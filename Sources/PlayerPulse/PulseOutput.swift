@@ -39,9 +39,9 @@ import Synchronization
 ///
 /// The connection (``PulseConnection``) and the volume (``VolumeControl``) are parts of their own. The other jobs
 /// live in files of their own: the stream (`+Stream`), start, pause, seek and stop (`+Transport`), the audio path
-/// (`+Feeding`), timing and position (`+Timing`), the server's buffer (``ServerBuffer``),
-/// gapless (`+Gapless`, with ``GaplessBoundary``), the stream prepared before the first `open` (`+Prepare`, with
-/// ``PreparedStart``). Operations are issued through ``PulseRequests``, and
+/// (`+Feeding`), timing, position and what the server's clock reaches: a gapless boundary (``GaplessBoundary``) and
+/// a live stream's titles (`+Timing`), the server's buffer (``ServerBuffer``), the stream prepared before the
+/// first `open` (`+Prepare`, with ``PreparedStart``). Operations are issued through ``PulseRequests``, and
 /// futures settle and events go through ``OutputDelivery``.
 public final class PulseOutput: AudioOutput, @unchecked Sendable {
   /// Where to connect and how.
@@ -287,33 +287,17 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
   /// Takes `decoder` as the track after the current one when it has the same sample format and the stream is
   /// still `stream`; it is decoded into the ring after the current track's last frame.
   public func prepareNext(_ decoder: any AudioDecoder, following stream: UInt64) -> Future<Bool, PlayerError> {
-    let next = decoder.info
     let accepted = locked { () -> Bool in
-      guard var session, lineage.current == stream, !session.gapless.feedingUpcoming else { return false }
-      let current = session.decoder
-      guard current.info.sampleRate == next.sampleRate, current.info.channels == next.channels,
-        current.nativeSampleFormat == decoder.nativeSampleFormat
-      else { return false }
-      // The decoder may already have queued the current track's end: continue the ring until the drain has
-      // begun (it waits until the server holds at most `targetLatency` of the track); after that, it is too late.
-      let ring = session.ring
-      if ring.fillState.endOfTrack {
-        guard session.draining == nil, !session.endConfirmed, ring.markBoundary(generation: ring.fillState.generation)
-        else {
-          // Too late for this one, and for any offered before it.
-          self.session?.gapless.withdraw()
-          return false
-        }
-        session.gapless.offer(decoder)
-        _ = session.gapless.startFeeding()
-        self.session = session
+      guard lineage.current == stream, let offer = session?.offerNext(decoder) else { return false }
+      switch offer {
+      case .refused: return false
+      case .queued: return true
+      case .continuesNow:
         // The end that the drain waited for is not the stream's end any more.
         cancelDrainLocked()
         scheduleFillLocked(evenAboveTheMark: true)
-      } else {
-        self.session?.gapless.offer(decoder)
+        return true
       }
-      return true
     }
     return .resolved(accepted)
   }

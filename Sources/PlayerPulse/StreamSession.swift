@@ -40,6 +40,28 @@ struct StreamSession {
   /// decoded yet.
   var audioFlows: Bool { running && draining == nil && !ring.drained }
 
+  /// The whole track is at the server and nothing drains it yet, while playing: its drain is due.
+  var awaitsDrain: Bool { running && draining == nil && ring.drained }
+
+  /// How long (µs) to wait before the drain, so that at most `lead` µs of the track is left at the server when
+  /// it begins; 0 when that is now or the server's clock does not tell.
+  func drainWait(leaving lead: UInt64) -> UInt64 {
+    guard let end = clock.writtenEnd, let usec = streamClock(), end > usec + lead else { return 0 }
+    return end - usec - lead
+  }
+
+  /// The server acknowledged the drain: the stream stops at the track's end. A track whose file could not be
+  /// read to the end stopped where its audio did, not at the length its header declared, and so did a live
+  /// stream: returns that position, and the reason when the read failed.
+  mutating func drained() -> (end: Double, failure: PlayerError?) {
+    let info = decoder.info
+    let end = readFailure == nil && !info.isLive ? info.duration : Double(ring.frame) / Double(info.sampleRate)
+    running = false
+    endConfirmed = true
+    clock.ended(at: end)
+    return (end, readFailure)
+  }
+
   // MARK: - The stream at the server
 
   /// Makes a stream for `decoder`'s track on `context`, not connected yet, and its ring of `ringFrames(spec)`
@@ -226,6 +248,38 @@ struct StreamSession {
       at: boundary.streamTime, writtenBefore: boundary.writtenFrames, seconds: position, running: running, now: now)
     retitle(info)
     return info
+  }
+
+  /// What offering a next track came to (``offerNext(_:)``).
+  enum NextTrackOffer: Equatable {
+    /// Not taken: another sample format, a next track decoded already, or offered too late.
+    case refused
+    /// Taken: it is decoded once the current track's end is reached.
+    case queued
+    /// Taken, and the current track's end was decoded already: its decoding starts now, and the drain that
+    /// waited for the stream's end must go.
+    case continuesNow
+  }
+
+  /// Takes `next` as the track after the current one when it has the same sample format and nothing follows
+  /// already. The decoder may have queued the current track's end: the ring is continued until the drain has
+  /// begun (it waits until the server holds at most `targetLatency` of the track); after that it is too late,
+  /// for this one and for any offered before it.
+  mutating func offerNext(_ next: any AudioDecoder) -> NextTrackOffer {
+    guard !gapless.feedingUpcoming, decoder.info.sampleRate == next.info.sampleRate,
+      decoder.info.channels == next.info.channels, decoder.nativeSampleFormat == next.nativeSampleFormat
+    else { return .refused }
+    guard ring.fillState.endOfTrack else {
+      gapless.offer(next)
+      return .queued
+    }
+    guard draining == nil, !endConfirmed, ring.markBoundary(generation: ring.fillState.generation) else {
+      gapless.withdraw()
+      return .refused
+    }
+    gapless.offer(next)
+    _ = gapless.startFeeding()
+    return .continuesNow
   }
 
   /// Seconds until the server's clock should reach the gapless boundary, while playing (a corked stream's clock
