@@ -419,22 +419,18 @@ struct PulseSeekCancellationTests {
   @Test func aCancelledSeekStillMovesTheAudioAndIsConfirmedLate() async throws {
     try await ExclusiveSink.run {
       let output = PulseOutput()
-      let late = Lock<[OutputConfirmation]>([])
-      output.setEventHandler { event in
-        if case .confirmedLate(let confirmation) = event { late.withLock { $0.append(confirmation) } }
-      }
+      let events = OutputEventLog(listeningTo: output)
       let decoder = try SndfileDecoderFactory().open(Fixtures.sweepFLAC)
       _ = await output.open(decoder, at: 0, volume: 100).settled
       _ = await output.start().settled
       try await Task.sleep(for: .milliseconds(200))
       let seek = output.seek(to: 10)
       seek.cancel()
-      var polls = 0
-      while late.withLock({ $0.isEmpty }), polls < 300 {
-        polls += 1
-        try await Task.sleep(for: .milliseconds(10))
+      let late = await events.first(within: 3) { $0.isConfirmedLate }
+      guard case .confirmedLate(let confirmed) = late else {
+        Issue.record("the seek's confirmation was not reported late within 3 s")
+        return
       }
-      let confirmed = try #require(late.withLock { $0.first }, "the seek's confirmation, reported late")
       #expect(abs(confirmed.position - 10) < 0.05 && confirmed.running)
       let now = try #require(await output.status().settled.value)
       #expect(now.position >= 10 && now.position < 11, "the audio moved to 10 s: \(now.position)")

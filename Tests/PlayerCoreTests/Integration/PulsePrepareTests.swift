@@ -66,11 +66,8 @@ final class PulsePrepareTests {
   }
 
   private func waitForOwnStreams(_ count: Int, of files: [String]? = nil) async throws {
-    var polls = 0
-    while try ownStreams(of: files) != count, polls < 300 {
-      polls += 1
-      try await Task.sleep(for: .milliseconds(10))
-    }
+    // A reading of the server: no event of this process announces another stream.
+    _ = try await waitFor(within: 3, every: .milliseconds(10)) { try ownStreams(of: files) == count }
     let shown = try ownStreams(of: files)
     #expect(shown == count, "the server shows \(shown) stream(s) of this test's files, not \(count)")
   }
@@ -204,24 +201,17 @@ final class PulsePrepareTests {
   @Test func aShortTrackPreparedToPlayEndsOnlyOnceAnOpenTookItsStream() async throws {
     try await exclusively {
       let output = PulseOutput()
-      let ends = Lock<[OutputConfirmation]>([])
-      output.setEventHandler { event in
-        // The server also reports the underflow that follows the last frame; only the end matters here.
-        if case .trackFinished(let end) = event { ends.withLock { $0.append(end) } }
-      }
+      // The server also reports the underflow that follows the last frame; only the end matters here.
+      let events = OutputEventLog(listeningTo: output)
       let decoder = FakeDecoder(path: "short-prepared.flac", seconds: 0.3)
       output.prepare(decoder, playingWhen: .resolved(()))
       // Long past its end: nobody has opened the stream, so nobody is told, and nothing is lost by waiting.
       try await Task.sleep(for: .milliseconds(900))
-      #expect(ends.withLock { $0.isEmpty }, "the end was reported before any open")
+      #expect(!events.contains { $0.isTrackFinished }, "the end was reported before any open")
       let opened = try await value(output.open(decoder, at: 0, volume: nil))
       #expect(opened.running && opened.streamNumber == 1)
-      var polls = 0
-      while ends.withLock({ $0.isEmpty }), polls < 200 {
-        polls += 1
-        try await Task.sleep(for: .milliseconds(10))
-      }
-      let end = try #require(ends.withLock { $0.first }, "the end of the track, once the open took the stream")
+      let end = try #require(
+        await events.trackFinished(within: 2), "the end of the track, once the open took the stream")
       #expect(end.streamNumber == 1 && abs(end.position - 0.3) < 0.001)
       _ = try await value(output.close())
     }
@@ -283,14 +273,12 @@ final class PulsePrepareTests {
   /// Waits (up to 3 s) until the context's state is one of `states`.
   private func waitForState(_ connection: (OpaquePointer, OpaquePointer), in states: [pa_context_state_t]) async throws
   {
-    for _ in 0..<300 {
+    let reached = await waitFor(within: 3, every: .milliseconds(10)) {
       pa_threaded_mainloop_lock(connection.0)
-      let state = pa_context_get_state(connection.1)
-      pa_threaded_mainloop_unlock(connection.0)
-      if states.contains(state) { return }
-      try await Task.sleep(for: .milliseconds(10))
+      defer { pa_threaded_mainloop_unlock(connection.0) }
+      return states.contains(pa_context_get_state(connection.1))
     }
-    Issue.record("the context did not reach \(states)")
+    if !reached { Issue.record("the context did not reach \(states)") }
   }
 
   /// The server's clients whose application name is `name`.
@@ -300,11 +288,7 @@ final class PulsePrepareTests {
   }
 
   private func waitForClients(named name: String, _ count: Int) async throws {
-    var polls = 0
-    while try clients(named: name) != count, polls < 300 {
-      polls += 1
-      try await Task.sleep(for: .milliseconds(10))
-    }
+    _ = try await waitFor(within: 3, every: .milliseconds(10)) { try clients(named: name) == count }
     #expect(try clients(named: name) == count, "the server shows \(count) client(s) named \(name)")
   }
 

@@ -104,37 +104,28 @@ struct PulseSteadyBufferTests {
   /// track is at the server, the sink goes back to the start-up latency, seconds before the drain. Then, by the
   /// server's own clock, the end is confirmed with no more than that latency left to play. This is the check
   /// that tells an early end on a plain null sink, whose late first block hides up to 2 s from the wall clock.
-  @Test func theEndIsConfirmedWithNoMoreThanTheShortSinkLatencyLeftToPlay() async throws {
+  @Test(.enabled(if: PulseEnvironment.flavour != "pipewire", "PipeWire keeps the start-up buffer: no steady buffer"))
+  func theEndIsConfirmedWithNoMoreThanTheShortSinkLatencyLeftToPlay() async throws {
     try await ExclusiveSink.run {
       let output = PulseOutput()
-      guard !(await output.isPipeWire()) else { return }
-      let finished = Lock(false)
-      output.setEventHandler { event in
-        if case .trackFinished = event { finished.withLock { $0 = true } }
-      }
+      let events = OutputEventLog(listeningTo: output)
       // The last 16 s of the sweep: more than the steady buffer and the ring hold, so the steady buffer comes
       // before the whole of it is at the server.
       let decoder = try SndfileDecoderFactory().open(Fixtures.sweepFLAC)
       _ = try await output.open(decoder, at: 14, volume: 100).value
       _ = try await output.start().value
-      var polls = 0
       var largest = 0.0
-      while !output.wholeTrackIsAtTheServer, polls < 1200 {
-        polls += 1
+      // A reading of the server: no event announces it.
+      _ = await waitFor(within: 12, every: .milliseconds(10)) {
         largest = max(largest, output.serverReadings?.bufferSeconds ?? 0)
-        try await Task.sleep(for: .milliseconds(10))
+        return output.wholeTrackIsAtTheServer
       }
       #expect(output.wholeTrackIsAtTheServer, "the last 16 s were all written within 12 s")
       #expect(largest >= 1, "the steady buffer came first: \(largest) s")
       let position = try await output.status().value.position
       let sink = try #require(output.serverReadings?.sinkLatencySeconds)
       #expect(sink <= 0.06, "the sink's latency at \(position) s of 30: \(sink) s")
-      polls = 0
-      while !finished.withLock({ $0 }), polls < 1200 {
-        polls += 1
-        try await Task.sleep(for: .milliseconds(10))
-      }
-      #expect(finished.withLock { $0 }, "the end was confirmed within 12 s")
+      #expect(await events.trackFinished(within: 12) != nil, "the end was confirmed within 12 s")
       // What the sink holds only plays down until its next block, and that block is no longer than the
       // latency the stream asks for: asked a moment after the end, the delay is at most what it was then.
       _ = try await output.status().value
@@ -147,36 +138,27 @@ struct PulseSteadyBufferTests {
   /// With the steady buffer, the whole of a 3 s track is at the server about a second after the start, before a
   /// slow controller may have offered the next one. The drain waits until little is left, and the offer is
   /// taken: the next track follows without a gap.
-  @Test func aNextTrackOfferedOnceTheWholeTrackIsAtTheServerStillFollowsWithoutAGap() async throws {
+  @Test(.enabled(if: PulseEnvironment.flavour != "pipewire", "PipeWire keeps the start-up buffer: no steady buffer"))
+  func aNextTrackOfferedOnceTheWholeTrackIsAtTheServerStillFollowsWithoutAGap() async throws {
     try await ExclusiveSink.run {
       let output = PulseOutput()
-      guard !(await output.isPipeWire()) else { return }
       let names = ["ladder-44k-stereo.flac", "short-44k-stereo.flac"]
       let reference = try names.flatMap { try decodedLeft(Fixtures.media($0)).samples }
-      let events = Lock<[OutputEvent]>([])
-      output.setEventHandler { event in events.withLock { $0.append(event) } }
+      let events = OutputEventLog(listeningTo: output)
       let recorder = try MonitorRecorder()
       let decoders = SndfileDecoderFactory()
       let opened = try await output.open(decoders.open(Fixtures.media(names[0])), at: 0, volume: 100).value
       _ = try await output.start().value
-      var polls = 0
-      while !output.wholeTrackIsAtTheServer, polls < 200 {
-        polls += 1
-        try await Task.sleep(for: .milliseconds(10))
-      }
-      #expect(output.wholeTrackIsAtTheServer, "the 3 s track was all written within 2 s")
+      let written = await waitFor(within: 2, every: .milliseconds(10)) { output.wholeTrackIsAtTheServer }
+      #expect(written, "the 3 s track was all written within 2 s")
       let accepted = try await output.prepareNext(
         decoders.open(Fixtures.media(names[1])), following: opened.streamNumber
       )
       .value
       #expect(accepted, "a next track offered before the drain is taken")
-      polls = 0
-      while !events.withLock({ $0.contains { if case .trackFinished = $0 { true } else { false } } }), polls < 800 {
-        polls += 1
-        try await Task.sleep(for: .milliseconds(10))
-      }
+      _ = await events.trackFinished(within: 8)
       let recording = recorder.stop()
-      let advanced = events.withLock { $0.contains { if case .trackAdvanced = $0 { true } else { false } } }
+      let advanced = events.contains { $0.isTrackAdvanced }
       #expect(advanced, "the stream moved on to the next track")
       let left = recording.left
       let start = try #require(recording.firstAudibleFrame(), "no audio reached the sink")
@@ -194,24 +176,16 @@ struct PulseSteadyBufferTests {
 }
 
 extension PulseOutput {
-  /// Whether the server is PipeWire's, once the connection said (connects first).
-  fileprivate func isPipeWire() async -> Bool {
-    let decoder = try? SndfileDecoderFactory().open(Fixtures.sweepFLAC)
-    if let decoder { _ = await open(decoder, at: 0, volume: 100).settled }
-    return serverIsPipeWire
-  }
-
   /// The decoder reached the end of the last track offered and every frame of it was written to the server.
   fileprivate var wholeTrackIsAtTheServer: Bool { locked { session?.ring.drained ?? false } }
 }
 
 /// Reads `value` every 20 ms until it is there and `done` holds of it, or `seconds` pass; the last reading.
 private func reading(within seconds: Double, until done: (Double) -> Bool, _ value: () -> Double?) async -> Double? {
-  let deadline = ContinuousClock.now + .seconds(seconds)
-  var last = value()
-  while last.map(done) != true, ContinuousClock.now < deadline {
-    try? await Task.sleep(for: .milliseconds(20))
+  var last: Double?
+  _ = await waitFor(within: seconds) {
     last = value()
+    return last.map(done) == true
   }
   return last
 }
