@@ -43,21 +43,20 @@ extension PulseOutput {
     let operation = requests.issue(
       "drain", start: { done in pa_stream_drain(stream, PulseOperation.streamCallback, done) },
       completion: { [self] ok in
-        session?.draining = nil
+        session?.drainEnded()
         guard ok, session?.running == true, let ended = session?.drained() else { return }
         let confirmation = OutputConfirmation(
           position: ended.end, time: Self.now(), running: false, streamNumber: lineage.current)
         let event: OutputEvent = ended.failure.map { .trackFailed($0, confirmation) } ?? .trackFinished(confirmation)
         delivery.announce(event)
       }, failure: { _ in })
-    session?.draining = operation
+    session?.drainBegan(operation)
   }
 
   /// Cancels the drain, or the wait before it (lock held).
   func cancelDrainLocked() {
     timers.drain.cancel()
-    guard let operation = session?.draining else { return }
-    session?.draining = nil
+    guard let operation = session?.drainEnded() else { return }
     requests.cancel(operation)
   }
 
@@ -123,7 +122,7 @@ extension PulseOutput {
 extension PulseOutput: RingFeederHost {
   func sourceLocked(for ring: SampleRing) -> (any AudioDecoder)? {
     guard let session, session.ring === ring else { return nil }
-    return session.gapless.feedingUpcoming ? session.gapless.upcoming : session.decoder
+    return session.feedingDecoder
   }
 
   func fillPlanLocked() -> FillPlan {
@@ -144,22 +143,19 @@ extension PulseOutput: RingFeederHost {
 
   func readFailedLocked(_ error: PlayerError, ring: SampleRing) {
     // The next track, even if offered, then takes the usual path, so that the failure is about the right track.
-    if session?.ring === ring { session?.readFailure = error }
+    if session?.ring === ring { session?.readFailed(error) }
   }
 
   /// At the current track's end: when a next track was offered, marks the boundary in the ring and returns that
   /// track's decoder, and whether it must be rewound first.
   func trackEndedLocked(ring: SampleRing, generation: UInt64) -> (decoder: any AudioDecoder, rewind: Bool)? {
-    guard session?.ring === ring, session?.gapless.canContinue == true, ring.markBoundary(generation: generation)
-    else { return nil }
-    return session?.gapless.startFeeding()
+    guard session?.ring === ring else { return nil }
+    return session?.continueWithUpcoming(generation: generation)
   }
 
   func landedLocked(_ landing: SeekLanding, ring: SampleRing) -> Bool {
     guard session?.ring === ring else { return false }
-    // The titles were placed in audio that will not play now.
-    session?.titles.removeAll()
-    session?.readFailure = landing.frame == nil ? landing.error : nil
+    session?.landed(landing)
     return true
   }
 

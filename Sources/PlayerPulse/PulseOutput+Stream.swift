@@ -21,15 +21,14 @@ extension PulseOutput {
     let (info, s, ring) = (decoder.info, made.stream, made.ring)
     let frame = Int64((seconds * Double(info.sampleRate)).rounded())
     session = made
-    session?.clock.streamCreated(
-      at: Double(min(max(frame, 0), info.frames)) / Double(info.sampleRate), sampleRate: info.sampleRate)
+    session?.created(at: seconds)
     let number = lineage.begin()
     self.volume.streamCreated(volume: volume)
     ring.invalidate()
     // A decoder that cannot start there starts at 0, and the open confirms that (``openAnew``).
     refillLocked(from: frame, orBackTo: 0, ring: ring, decoder: decoder) { [weak self] landing in
       guard let self, let reached = landing.frame, reached != frame, session?.ring === ring else { return }
-      session?.clock.moved(to: Double(reached) / Double(info.sampleRate))
+      session?.moved(to: Double(reached) / Double(info.sampleRate))
     }
 
     let me = Unmanaged.passUnretained(self).toOpaque()

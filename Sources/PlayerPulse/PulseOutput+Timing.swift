@@ -65,7 +65,7 @@ extension PulseOutput {
           return waitForMovingClockLocked(waiter, deadline: deadline, waited: true)
         }
         // Seen to begin only now: what it read at once is not heard at once, so the clock starts now.
-        if waited { session?.clock.serverBegan(at: now) }
+        if waited { session?.serverBegan(at: now) }
         waiter.answer()
       })
   }
@@ -83,8 +83,7 @@ extension PulseOutput {
       "timing", start: { ticket in pa_stream_update_timing_info(stream, PulseOperation.streamCallback, ticket) },
       completion: { [self] _ in
         // Corked: the read index, where the new audio starts (``StreamSession/streamClock()``).
-        let streamTime = session?.streamClock()
-        session?.clock.anchored(at: seconds, streamTime: streamTime)
+        session?.anchored(at: seconds)
         done(.success(()))
       }, failure: { error in done(.failure(error)) })
   }
@@ -159,7 +158,7 @@ extension PulseOutput {
   /// Publishes each title whose audio the server has played, with the position it was heard at.
   private func announceHeardTitlesLocked() {
     let position = positionLocked()
-    guard let titles = session?.titles.heard(by: position) else { return }
+    guard let titles = session?.heardTitles(by: position) else { return }
     for title in titles {
       delivery.announce(.titleChanged(title, confirmationLocked()))
     }

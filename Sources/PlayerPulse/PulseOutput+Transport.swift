@@ -35,9 +35,7 @@ extension PulseOutput {
 
   /// Writes what the ring holds, then asks the server to uncork (lock held): the audio is there when it starts.
   func uncorkLocked(_ stream: OpaquePointer, _ done: UnsafeMutableRawPointer) -> OpaquePointer? {
-    // Read first: the session is changed in place, and reading it meanwhile would overlap that access.
-    let read = readIndexLocked().read
-    session?.clock.uncorking(read: read)
+    session?.uncorking()
     pumpLocked()
     let operation = pa_stream_cork(stream, 0, PulseOperation.streamCallback, done)
     requestTimingLocked()
@@ -47,13 +45,12 @@ extension PulseOutput {
   /// The server acknowledged an uncork (mainloop thread): audio flows, the ring is topped up and a gapless
   /// boundary is watched for again; the clock is trusted from the timing update requested behind the uncork.
   func startedLocked() {
-    session?.clock.uncorked(at: Self.now())
-    session?.running = true
+    session?.uncorked(at: Self.now())
     // Weak: a waiter left in the list when the stream goes must not keep the output alive.
     waitForTimingLocked(
       TimingWaiter { [weak self] result in
         guard let self else { return }
-        session?.clock.refreshed()
+        session?.timingRefreshed()
         if case .success = result {
           scheduleBoundaryCheckLocked()
           scheduleTitleCheckLocked()
@@ -80,7 +77,7 @@ extension PulseOutput {
         },
         completion: { [self] ok in
           guard ok else { return cork.fail(.outputFailed(operation: "pause", detail: connection.lastError())) }
-          session?.running = false
+          session?.corked()
           // Not even one more firing to find the stream corked: a paused player does not wake.
           timers.timing.cancel()
           cancelDrainLocked()
@@ -110,10 +107,8 @@ extension PulseOutput {
       let before = min(max(Int64((heard * Double(sampleRate)).rounded()), 0), decoder.info.frames)
       cancelDrainLocked()
       ring.invalidate()
-      self.session?.endConfirmed = false
-      self.session?.running = false
       // Back into the current track: the next one, if it was being decoded already, starts over later.
-      self.session?.gapless.repositioned()
+      self.session?.repositioning()
       if wasRunning {
         requests.issue(
           name + " (cork)", start: { done in pa_stream_cork(stream, 1, PulseOperation.streamCallback, done) },
@@ -122,7 +117,7 @@ extension PulseOutput {
       }
       // What is written from here on plays from where the flush leaves the server's read index, which only
       // the timing update after it tells: until then nothing counts from the old anchor.
-      self.session?.clock.flushing()
+      self.session?.flushing()
       requests.issue(
         name + " (flush)", start: { done in pa_stream_flush(stream, PulseOperation.streamCallback, done) },
         completion: { [self] ok in
@@ -130,7 +125,7 @@ extension PulseOutput {
             let error = PlayerError.outputFailed(operation: name, detail: connection.lastError())
             return delivery.handOff { resolver.reject(error) }
           }
-          self.session?.clock.flushed()
+          self.session?.flushed()
           let move = Reposition(
             target: target, resume: resume ?? wasRunning, wasRunning: wasRunning, sampleRate: sampleRate)
           refillLocked(from: target, orBackTo: before, ring: ring, decoder: decoder) { [self] landing in
@@ -148,7 +143,7 @@ extension PulseOutput {
   private func repositionedLocked(
     _ decision: Reposition.Decision, _ resolver: Future<OutputConfirmation, PlayerError>.Resolver
   ) {
-    if let seconds = decision.movedTo { session?.clock.moved(to: seconds) }
+    if let seconds = decision.movedTo { session?.moved(to: seconds) }
     switch decision.then {
     case .fail(let failure):
       delivery.handOff { resolver.reject(failure) }

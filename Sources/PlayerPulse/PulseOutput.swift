@@ -183,7 +183,7 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
   private func connectionClosingLocked(_ error: PlayerError) {
     timers.cancelAll()
     requests.fail(with: error)
-    session?.draining = nil
+    session?.drainEnded()
     buffer.disconnected()
   }
 

@@ -5,33 +5,32 @@ import PlayerCore
 /// the output holds one while a stream exists (`PulseOutput.session`), so nothing about a stream outlives it.
 /// It makes, reads, writes and closes its own `pa_stream`, and keeps where its audio is (``StreamClock``): the
 /// position, the gapless boundary and a live stream's titles are decided here from the server's clock. The
-/// output sets the callbacks, issues the operations and carries out what the session decides. Touched only
-/// with the mainloop lock held.
+/// output sets the callbacks, issues the operations and carries out what the session decides; it tells the
+/// session what happened through the methods below (its fields change nowhere else), and hands out the
+/// stream's waiters itself (``StreamWaiters``). Touched only with the mainloop lock held.
 struct StreamSession {
-  /// The libpulse stream.
-  let stream: OpaquePointer
-  /// The stream's sample spec at the server.
-  let spec: pa_sample_spec
+  /// The libpulse stream and its sample spec.
+  let playback: PlaybackStream
   /// The decoded audio waiting to be written to `stream`.
   let ring: SampleRing
   /// The decoder of the track being heard; a gapless advance replaces it with the next track's.
-  var decoder: any AudioDecoder
+  private(set) var decoder: any AudioDecoder
   /// The server acknowledged the last uncork, and no cork since.
-  var running = false
+  private(set) var running = false
   /// The drain of the track's end, while the server has not answered it.
-  var draining: PulseOperation?
+  private(set) var draining: PulseOperation?
   /// The drain of the current track was acknowledged: its end was reported, and no next track may follow it.
-  var endConfirmed = false
+  private(set) var endConfirmed = false
   /// Why the decoder stopped before the end of the track (the file was truncated while playing), if it did.
-  var readFailure: PlayerError?
+  private(set) var readFailure: PlayerError?
   /// The track that follows the current one in this stream, and where it begins.
-  var gapless = GaplessBoundary()
+  private(set) var gapless = GaplessBoundary()
   /// A live stream's titles decoded ahead of the audio, until the server plays them.
-  var titles = TitleMarks()
+  private(set) var titles = TitleMarks()
   /// What waits on this stream: its creation, its first audio, a timing update.
   var waiters = StreamWaiters()
   /// The anchor, the frames written since and the confirmed position (see ``StreamClock``).
-  var clock: StreamClock
+  private(set) var clock: StreamClock
 
   /// The stream's sample rate.
   var sampleRate: Int { Int(spec.rate) }
@@ -62,137 +61,142 @@ struct StreamSession {
     return (end, readFailure)
   }
 
+  // MARK: - What happened to the stream
+
+  /// The stream was made to play its track from `seconds` (within the track).
+  mutating func created(at seconds: Double) {
+    let info = decoder.info
+    let frame = min(max(Int64((seconds * Double(info.sampleRate)).rounded()), 0), info.frames)
+    clock.streamCreated(at: Double(frame) / Double(info.sampleRate), sampleRate: info.sampleRate)
+  }
+
+  /// The decoder landed at `seconds`, not where it was asked to move: the position counts from there.
+  mutating func moved(to seconds: Double) { clock.moved(to: seconds) }
+
+  /// An uncork is about to be sent: the clock is stale until a timing update after it.
+  mutating func uncorking() {
+    let read = readIndex().read
+    clock.uncorking(read: read)
+  }
+
+  /// The server acknowledged an uncork at `now`: audio flows.
+  mutating func uncorked(at now: UInt64) {
+    clock.uncorked(at: now)
+    running = true
+  }
+
+  /// The server's first timing update after an uncork came: the clock is true again.
+  mutating func timingRefreshed() { clock.refreshed() }
+
+  /// The server's clock was seen to begin only at `now`, after a wait for it (``StreamClock/serverBegan(at:)``).
+  mutating func serverBegan(at now: UInt64) { clock.serverBegan(at: now) }
+
+  /// The server acknowledged a cork: nothing plays.
+  mutating func corked() { running = false }
+
+  /// A seek or stop begins: corked, the end not confirmed any more, and a next track decoded already is
+  /// decoded again from its start later.
+  mutating func repositioning() {
+    endConfirmed = false
+    running = false
+    gapless.repositioned()
+  }
+
+  /// A flush was sent: what is written from here on plays from where it leaves the read index.
+  mutating func flushing() { clock.flushing() }
+
+  /// The server acknowledged the flush.
+  mutating func flushed() { clock.flushed() }
+
+  /// The timing update after a flush came: the read index, where new audio starts, is `seconds` of the track.
+  mutating func anchored(at seconds: Double) {
+    let streamTime = streamClock()
+    clock.anchored(at: seconds, streamTime: streamTime)
+  }
+
+  /// The decoder landed after a seek (`landing`): titles placed in audio that will not play go, and a read
+  /// that failed there is the reason for the end to come.
+  mutating func landed(_ landing: SeekLanding) {
+    titles.removeAll()
+    readFailure = landing.frame == nil ? landing.error : nil
+  }
+
+  /// The decoder could not read the track to its end (the file was truncated while playing).
+  mutating func readFailed(_ error: PlayerError) { readFailure = error }
+
+  /// The drain of the track's end was sent as `operation`.
+  mutating func drainBegan(_ operation: PulseOperation?) { draining = operation }
+
+  /// The drain is over (answered, or its connection went), or is to be cancelled: returns it when one waited.
+  @discardableResult
+  mutating func drainEnded() -> PulseOperation? {
+    defer { draining = nil }
+    return draining
+  }
+
+  /// The decoder reached the current track's end (fill `generation`): when a next track was offered, marks the
+  /// boundary in the ring and returns that track's decoder, and whether it must be rewound first.
+  mutating func continueWithUpcoming(generation: UInt64) -> (decoder: any AudioDecoder, rewind: Bool)? {
+    guard gapless.canContinue, ring.markBoundary(generation: generation) else { return nil }
+    return gapless.startFeeding()
+  }
+
+  /// The decoder that fills the ring now: the next track's once the current track's end was decoded.
+  var feedingDecoder: (any AudioDecoder)? { gapless.feedingUpcoming ? gapless.upcoming : decoder }
+
+  /// The titles whose audio `position` has reached, oldest first; they are taken.
+  mutating func heardTitles(by position: Double) -> [String] { titles.heard(by: position) }
+
   // MARK: - The stream at the server
 
   /// Makes a stream for `decoder`'s track on `context`, not connected yet, and its ring of `ringFrames(spec)`
-  /// frames; fails when the server cannot play the format or libpulse refuses. The proplist names the track for
-  /// the server's tools (pavucontrol, `pactl`).
+  /// frames; fails when the server cannot play the format or libpulse refuses.
   static func make(
     on context: OpaquePointer, for decoder: any AudioDecoder, ringFrames: (pa_sample_spec) -> Int
   ) throws(PlayerError) -> StreamSession {
     let info = decoder.info
-    // 16-bit sources go out as they are: half the bytes of floats to copy and send, and nothing for a 16-bit
-    // sink to convert.
-    let format = decoder.nativeSampleFormat
-    var spec = pa_sample_spec(
-      format: format == .int16 ? PA_SAMPLE_S16LE : PA_SAMPLE_FLOAT32LE, rate: UInt32(info.sampleRate),
-      channels: UInt8(info.channels))
-    guard pa_sample_spec_valid(&spec) != 0 else {
-      throw .unsupportedFormat(path: info.path, detail: "PulseAudio cannot play this sample format")
-    }
+    let spec = try PlaybackStream.spec(for: decoder)
     // Decode seconds ahead of the server's buffer: the decoding queue may lose the CPU for a while on a busy
     // machine, and the write callback must still find audio to copy.
-    guard let ring = SampleRing(frames: ringFrames(spec), channels: info.channels, sampleBytes: format.bytes) else {
+    let bytes = decoder.nativeSampleFormat.bytes
+    guard let ring = SampleRing(frames: ringFrames(spec), channels: info.channels, sampleBytes: bytes) else {
       throw .outputFailed(operation: "open", detail: "no memory for the sample ring")
     }
-    let props = pa_proplist_new()
-    defer { pa_proplist_free(props) }
-    pa_proplist_sets(props, PA_PROP_MEDIA_ROLE, "music")
-    pa_proplist_sets(props, PA_PROP_MEDIA_NAME, info.displayTitle)
-    pa_proplist_sets(props, PA_PROP_MEDIA_FILENAME, info.path)
-    if let artist = info.artist { pa_proplist_sets(props, PA_PROP_MEDIA_ARTIST, artist) }
-    guard let stream = pa_stream_new_with_proplist(context, info.displayTitle, &spec, nil, props) else {
-      throw .outputFailed(operation: "open", detail: String(cString: pa_strerror(pa_context_errno(context))))
-    }
-    return StreamSession(stream: stream, spec: spec, ring: ring, decoder: decoder, clock: StreamClock())
+    let playback = try PlaybackStream.make(on: context, spec: spec, naming: info)
+    return StreamSession(playback: playback, ring: ring, decoder: decoder, clock: StreamClock())
   }
 
-  /// Connects the stream for playback to `sink` (nil: the server's default), corked, with `attributes`, at
-  /// `volume` percent (nil: the server chooses, and its session manager may restore the one saved for splay).
-  /// False when libpulse refuses.
+  /// The libpulse stream.
+  var stream: OpaquePointer { playback.pointer }
+
+  /// The stream's sample spec at the server.
+  var spec: pa_sample_spec { playback.spec }
+
+  /// Connects the stream (``PlaybackStream/connect(to:attributes:volume:)``).
   func connect(to sink: String?, attributes: pa_buffer_attr, volume: Int?) -> Bool {
-    var attributes = attributes
-    var levels = pa_cvolume()
-    pa_cvolume_set(&levels, UInt32(spec.channels), VolumeControl.paVolume(volume ?? 100))
-    // No libpulse interpolation: the clock is computed from the timing updates (``serverClock()``).
-    let flags = pa_stream_flags_t(PA_STREAM_START_CORKED.rawValue | PA_STREAM_ADJUST_LATENCY.rawValue)
-    return withUnsafePointer(to: &levels) { levels in
-      pa_stream_connect_playback(stream, sink, &attributes, flags, volume == nil ? nil : levels, nil)
-    } >= 0
+    playback.connect(to: sink, attributes: attributes, volume: volume)
   }
 
   /// The server has made the stream and not ended it.
-  var isReady: Bool { pa_stream_get_state(stream) == PA_STREAM_READY }
+  var isReady: Bool { playback.isReady }
 
   /// The server's index of the stream (its sink input), nil until it is ready.
-  var sinkInputIndex: UInt32? { isReady ? pa_stream_get_index(stream) : nil }
+  var sinkInputIndex: UInt32? { playback.sinkInputIndex }
 
   /// The sink the stream plays to, as the server last said.
-  var deviceName: String? { pa_stream_get_device_name(stream).map { String(cString: $0) } }
-
-  /// Names the track now heard (a gapless advance) for the server's tools.
-  func retitle(_ info: TrackInfo) {
-    let props = pa_proplist_new()
-    defer { pa_proplist_free(props) }
-    pa_proplist_sets(props, PA_PROP_MEDIA_NAME, info.displayTitle)
-    pa_proplist_sets(props, PA_PROP_MEDIA_FILENAME, info.path)
-    if let operation = pa_stream_proplist_update(stream, PA_UPDATE_REPLACE, props, nil, nil) {
-      pa_operation_unref(operation)
-    }
-  }
+  var deviceName: String? { playback.deviceName }
 
   /// Asks the server for a timing update and does not wait for it: the latency-update callback sees it arrive.
-  func requestTiming() {
-    if let operation = pa_stream_update_timing_info(stream, nil, nil) { pa_operation_unref(operation) }
-  }
+  func requestTiming() { playback.requestTiming() }
 
   /// The read index (µs of the stream) and the sink's latency of the last timing update; zeros without one.
-  func readIndex() -> (read: Int64, sinkLatency: UInt64) {
-    guard let timing = pa_stream_get_timing_info(stream), timing.pointee.read_index_corrupt == 0,
-      timing.pointee.read_index >= 0
-    else { return (0, 0) }
-    var spec = spec
-    return (Int64(pa_bytes_to_usec(UInt64(timing.pointee.read_index), &spec)), timing.pointee.sink_usec)
-  }
+  func readIndex() -> (read: Int64, sinkLatency: UInt64) { playback.readIndex() }
 
-  /// The server's playback clock now, in µs of the stream: the stream time of the frame being heard, as
-  /// `pa_stream_get_time` defines it, computed from the last timing update; negative while the sink still plays
-  /// what it held from before the stream's start, nil without an update. Not libpulse's interpolation: it runs
-  /// on with the wall clock on a stream that has never played, corked or not (0.2 s corked after `jump` put the
-  /// next `play` 0.2 s ahead of the audio).
-  func serverClock() -> Int64? {
-    guard let timing = pa_stream_get_timing_info(stream), timing.pointee.read_index_corrupt == 0,
-      timing.pointee.read_index >= 0
-    else { return nil }
-    var spec = spec
-    let info = timing.pointee
-    let read = Int64(pa_bytes_to_usec(UInt64(info.read_index), &spec))
-    // Corked, nothing is heard: the clock stands at the read index, where the next frame will play from.
-    guard running else { return read }
-    // The frame being heard is the sink's latency behind the read index, which has moved on since the update
-    // while the server played.
-    var usec = read - Int64(info.sink_usec)
-    if info.playing != 0 {
-      var stamp = info.timestamp
-      usec += Int64(pa_timeval_age(&stamp))
-    }
-    return usec
-  }
+  /// The server's playback clock now, in µs of the stream (``PlaybackStream/serverClock(running:)``).
+  func serverClock() -> Int64? { playback.serverClock(running: running) }
 
-  /// Writes what the ring holds into the server's buffer, as much as the server takes now. Returns the frames
-  /// written and, when a gapless boundary went by, how many of them came before it.
-  func writeFromRing() -> (frames: Int, beforeBoundary: Int?) {
-    guard isReady else { return (0, nil) }
-    let frameBytes = ring.frameBytes
-    var written = 0
-    var beforeBoundary: Int?
-    var writable = pa_stream_writable_size(stream)
-    while writable >= frameBytes, ring.availableFrames > 0 {
-      var data: UnsafeMutableRawPointer?
-      var bytes = writable
-      guard pa_stream_begin_write(stream, &data, &bytes) == 0, let data, bytes >= frameBytes else { break }
-      let (frames, crossing) = ring.pop(into: data, maxFrames: bytes / frameBytes)
-      guard frames > 0 else {
-        pa_stream_cancel_write(stream)
-        break
-      }
-      pa_stream_write(stream, data, frames * frameBytes, nil, 0, PA_SEEK_RELATIVE)
-      if let crossing { beforeBoundary = written + crossing }
-      written += frames
-      writable = pa_stream_writable_size(stream)
-    }
-    return (written, beforeBoundary)
-  }
+  /// Stops the stream's callbacks: from here on libpulse tells the output nothing about it.
+  func silenceCallbacks() { playback.silenceCallbacks() }
 
   // MARK: - Where the audio is
 
@@ -223,10 +227,10 @@ struct StreamSession {
     return clock.writtenFrames + Int64(ring.availableFrames) >= wanted || ring.fillState.endOfTrack
   }
 
-  /// Writes what the ring holds into the server's buffer (``writeFromRing()``) and counts it; true when the
+  /// Writes what the ring holds into the server's buffer (``PlaybackStream/write(from:)``) and counts it; true when the
   /// first frame of a gapless next track went out, whose place is then known.
   mutating func pump() -> Bool {
-    let (frames, beforeBoundary) = writeFromRing()
+    let (frames, beforeBoundary) = playback.write(from: ring)
     if let beforeBoundary { gapless.written(before: clock.writtenFrames + Int64(beforeBoundary)) }
     clock.wrote(frames)
     return beforeBoundary != nil
@@ -246,7 +250,7 @@ struct StreamSession {
     let position = min(Double(usec - boundary.streamTime) / 1e6, info.duration)
     clock.crossed(
       at: boundary.streamTime, writtenBefore: boundary.writtenFrames, seconds: position, running: running, now: now)
-    retitle(info)
+    playback.retitle(info)
     return info
   }
 
@@ -303,41 +307,10 @@ struct StreamSession {
     return titles.wait(from: heard)
   }
 
-  /// Stops the stream's callbacks: from here on libpulse tells the output nothing about it.
-  func silenceCallbacks() {
-    pa_stream_set_state_callback(stream, nil, nil)
-    pa_stream_set_write_callback(stream, nil, nil)
-    pa_stream_set_underflow_callback(stream, nil, nil)
-    pa_stream_set_moved_callback(stream, nil, nil)
-    pa_stream_set_latency_update_callback(stream, nil, nil)
-  }
-
-  /// The state callback of a stream closed while the server was making it: deletes it once made, and lets it go
-  /// once it has gone (libpulse holds it across the callback).
-  private static func deleteOnceAnswered(_ stream: OpaquePointer?) {
-    guard let stream else { return }
-    switch pa_stream_get_state(stream) {
-    case PA_STREAM_READY:
-      pa_stream_disconnect(stream)
-    case PA_STREAM_FAILED, PA_STREAM_TERMINATED:
-      pa_stream_set_state_callback(stream, nil, nil)
-      pa_stream_unref(stream)
-    default:
-      return
-    }
-  }
-
-  /// Disconnects and frees the stream, and lets its audio go: the ring is emptied, and the decoders give up a
-  /// fill that waits for a stalled stream (it must not hold the decoding queue the next track needs).
+  /// Closes the stream (``PlaybackStream/close()``) and lets its audio go: the ring is emptied, and the decoders
+  /// give up a fill that waits for a stalled stream (it must not hold the decoding queue the next track needs).
   func close() {
-    if pa_stream_get_state(stream) == PA_STREAM_CREATING {
-      // libpulse cannot disconnect a stream before the server's answer: it would stay at the server, an orphan,
-      // as long as the connection. The reference is kept until the answer comes and the stream is deleted then.
-      pa_stream_set_state_callback(stream, { stream, _ in Self.deleteOnceAnswered(stream) }, nil)
-    } else {
-      pa_stream_disconnect(stream)
-      pa_stream_unref(stream)
-    }
+    playback.close()
     ring.invalidate()
     decoder.abandon()
     gapless.upcoming?.abandon()
