@@ -45,7 +45,7 @@ final class MainloopTimer {
   }
 }
 
-/// The output's mainloop timers: timing requests while audio flows, the gapless boundary check, the wait
+/// A stream's mainloop timers, cancelled when it closes: timing requests while audio flows, the gapless boundary check, the wait
 /// before the last track's drain and a live stream's next title (the connect deadline is ``PulseConnection``'s).
 struct MainloopTimers {
   /// Asks for timing updates while audio flows.

@@ -27,11 +27,11 @@ extension PulseOutput {
   /// (``prepareNext(_:following:)``) must still follow it. The wait is timed once, by the server's clock now: a
   /// clock that stalls (a sink that took the audio in one long block) must not hold the drain back for good.
   private func drainNearTheEndLocked() {
-    guard !timers.drain.isPending, let current = session else { return }
+    guard let current = session, !current.timers.drain.isPending else { return }
     let wait = current.drainWait(leaving: UInt64(configuration.targetLatency * 1e6))
     guard let context = connection.context, wait > 0 else { return startDrainLocked() }
     let ring = current.ring
-    timers.drain.schedule(at: pa_rtclock_now() + wait, on: context) { [weak self] in
+    current.timers.drain.schedule(at: pa_rtclock_now() + wait, on: context) { [weak self] in
       // Still the same track's end, still playing: a cork, seek or next track since then decides anew.
       guard let self, let session, session.awaitsDrain, session.ring === ring, lineage.firstOpenCame else { return }
       startDrainLocked()
@@ -55,7 +55,7 @@ extension PulseOutput {
 
   /// Cancels the drain, or the wait before it (lock held).
   func cancelDrainLocked() {
-    timers.drain.cancel()
+    session?.timers.drain.cancel()
     guard let operation = session?.drainEnded() else { return }
     requests.cancel(operation)
   }

@@ -14,7 +14,7 @@ extension PulseOutput {
     }
     let made: StreamSession
     do throws(PlayerError) {
-      made = try StreamSession.make(on: context, for: decoder, ringFrames: buffer.ringFrames)
+      made = try StreamSession.make(on: context, timersOf: loop.pointer, for: decoder, ringFrames: buffer.ringFrames)
     } catch {
       return ready(.failure(error))
     }
@@ -126,8 +126,6 @@ extension PulseOutput {
   /// Disconnects the stream and forgets everything about it; what waited for it is cancelled.
   func teardownStreamLocked() {
     assertLocked()
-    timers.drain.cancel()
-    timers.title.cancel()
     guard let current = session else { return }
     current.silenceCallbacks()
     failPendingStreamOperationsLocked(.cancelled)

@@ -24,7 +24,7 @@ extension PulseOutput {
   func scheduleTimingLocked(restart: Bool) {
     guard let context = connection.context else { return }
     let due = pa_rtclock_now() + buffer.nextTimingWait(restart: restart)
-    timers.timing.schedule(at: due, on: context) { [weak self] in self?.timingTimerFired() }
+    session?.timers.timing.schedule(at: due, on: context) { [weak self] in self?.timingTimerFired() }
   }
 
   /// The timing timer fired (mainloop thread): one more update while audio flows, none once corked.
@@ -129,7 +129,7 @@ extension PulseOutput {
   /// come too seldom to notice it within a few milliseconds). Only while playing and with a fresh clock
   /// (``StreamSession/boundaryWait()``): `start` schedules the check again.
   func scheduleBoundaryCheckLocked() {
-    armClockCheckLocked(timers.boundary, after: session?.boundaryWait()) { output, expected in
+    armClockCheckLocked(\.boundary, after: session?.boundaryWait()) { output, expected in
       output.advanceIfBoundaryPlayedLocked()
       if output.lineage.current == expected { output.scheduleBoundaryCheckLocked() }
     }
@@ -149,7 +149,7 @@ extension PulseOutput {
     guard connection.context != nil, session?.titles.isEmpty == false else { return }
     // A gapless boundary the server played comes first: the position then counts from the next track.
     advanceIfBoundaryPlayedLocked()
-    armClockCheckLocked(timers.title, after: session?.titleWait(at: Self.now())) { output, _ in
+    armClockCheckLocked(\.title, after: session?.titleWait(at: Self.now())) { output, _ in
       output.announceHeardTitlesLocked()
       output.scheduleTitleCheckLocked()
     }
@@ -164,13 +164,15 @@ extension PulseOutput {
     }
   }
 
-  /// Arms `timer` for 2 ms past `wait` seconds from now, when the server's clock should have reached what
-  /// `check` looks for; `check` runs (mainloop thread) with the stream number it was armed for, and only while
-  /// that stream is still the current one. Nothing when the wait or the context is not known.
+  /// Arms the stream's `timer` for 2 ms past `wait` seconds from now, when the server's clock should have
+  /// reached what `check` looks for; `check` runs (mainloop thread) with the stream number it was armed for, and
+  /// only while that stream is still the current one (a gapless advance counts a new one). Nothing when the
+  /// wait, the stream or the context is not known.
   private func armClockCheckLocked(
-    _ timer: MainloopTimer, after wait: Double?, _ check: @escaping (PulseOutput, UInt64) -> Void
+    _ timer: KeyPath<MainloopTimers, MainloopTimer>, after wait: Double?,
+    _ check: @escaping (PulseOutput, UInt64) -> Void
   ) {
-    guard let context = connection.context, let wait else { return }
+    guard let context = connection.context, let timer = session?.timers[keyPath: timer], let wait else { return }
     let expected = lineage.current
     timer.schedule(at: pa_rtclock_now() + pa_usec_t(wait * 1e6) + 2_000, on: context) { [weak self] in
       guard let self, lineage.current == expected else { return }

@@ -79,7 +79,7 @@ extension PulseOutput {
           guard ok else { return cork.fail(.outputFailed(operation: "pause", detail: connection.lastError())) }
           session?.corked()
           // Not even one more firing to find the stream corked: a paused player does not wake.
-          timers.timing.cancel()
+          session?.timers.timing.cancel()
           cancelDrainLocked()
           waitForTimingLocked(cork)
         }, failure: cork.fail)

@@ -86,8 +86,6 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
   let connection: PulseConnection
   /// The stream's buffer at the server and the timing schedule (see ``ServerBuffer``).
   let buffer: ServerBuffer
-  /// The mainloop timers (see ``MainloopTimers``).
-  let timers: MainloopTimers
   /// The libpulse operations in flight.
   let requests: PulseRequests
   /// The stream and what feeds it, while one exists (see ``StreamSession``).
@@ -106,7 +104,6 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
     buffer = ServerBuffer(
       targetLatency: configuration.targetLatency, steadyLatency: configuration.steadyLatency)
     loop = ThreadedMainloop()
-    timers = MainloopTimers(mainloop: loop.pointer)
     connection = PulseConnection(
       loop: loop, server: configuration.server, timeout: configuration.connectTimeout)
     requests = PulseRequests(loop: loop, connection: connection)
@@ -136,7 +133,6 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
     buffer = ServerBuffer(
       targetLatency: configuration.targetLatency, steadyLatency: configuration.steadyLatency)
     loop = ThreadedMainloop(adopting: connection.mainloop)
-    timers = MainloopTimers(mainloop: loop.pointer)
     self.connection = PulseConnection(
       loop: loop, server: configuration.server, timeout: configuration.connectTimeout)
     requests = PulseRequests(loop: loop, connection: self.connection)
@@ -181,7 +177,7 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
   /// The context is about to go (lock held): what is armed on it or waits on it goes first, as libpulse will
   /// never call it back.
   private func connectionClosingLocked(_ error: PlayerError) {
-    timers.cancelAll()
+    session?.timers.cancelAll()
     requests.fail(with: error)
     session?.drainEnded()
     buffer.disconnected()

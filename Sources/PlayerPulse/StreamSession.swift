@@ -31,6 +31,9 @@ struct StreamSession {
   var waiters = StreamWaiters()
   /// The anchor, the frames written since and the confirmed position (see ``StreamClock``).
   private(set) var clock: StreamClock
+  /// The stream's mainloop timers (timing requests, the gapless and title checks, the drain's wait), cancelled
+  /// when it closes or its connection goes.
+  let timers: MainloopTimers
 
   /// The stream's sample rate.
   var sampleRate: Int { Int(spec.rate) }
@@ -152,7 +155,8 @@ struct StreamSession {
   /// Makes a stream for `decoder`'s track on `context`, not connected yet, and its ring of `ringFrames(spec)`
   /// frames; fails when the server cannot play the format or libpulse refuses.
   static func make(
-    on context: OpaquePointer, for decoder: any AudioDecoder, ringFrames: (pa_sample_spec) -> Int
+    on context: OpaquePointer, timersOf mainloop: OpaquePointer, for decoder: any AudioDecoder,
+    ringFrames: (pa_sample_spec) -> Int
   ) throws(PlayerError) -> StreamSession {
     let info = decoder.info
     let spec = try PlaybackStream.spec(for: decoder)
@@ -163,7 +167,9 @@ struct StreamSession {
       throw .outputFailed(operation: "open", detail: "no memory for the sample ring")
     }
     let playback = try PlaybackStream.make(on: context, spec: spec, naming: info)
-    return StreamSession(playback: playback, ring: ring, decoder: decoder, clock: StreamClock())
+    return StreamSession(
+      playback: playback, ring: ring, decoder: decoder, clock: StreamClock(), timers: MainloopTimers(mainloop: mainloop)
+    )
   }
 
   /// The libpulse stream.
@@ -307,9 +313,11 @@ struct StreamSession {
     return titles.wait(from: heard)
   }
 
-  /// Closes the stream (``PlaybackStream/close()``) and lets its audio go: the ring is emptied, and the decoders
-  /// give up a fill that waits for a stalled stream (it must not hold the decoding queue the next track needs).
+  /// Cancels the stream's timers, closes it (``PlaybackStream/close()``) and lets its audio go: the ring is
+  /// emptied, and the decoders give up a fill that waits for a stalled stream (it must not hold the decoding
+  /// queue the next track needs).
   func close() {
+    timers.cancelAll()
     playback.close()
     ring.invalidate()
     decoder.abandon()
