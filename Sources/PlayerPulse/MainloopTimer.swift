@@ -20,6 +20,11 @@ final class MainloopTimer {
     self.mainloop = mainloop
   }
 
+  // libpulse holds the timer unretained: one that went with its event alive would be called after it was freed.
+  deinit {
+    assert(event == nil, "a mainloop timer went without cancel()")
+  }
+
   /// Runs `fired` (mainloop thread, lock held) once at `due` (`pa_rtclock_now` µs), replacing an earlier due
   /// time and action. Lock held.
   func schedule(at due: pa_usec_t, on context: OpaquePointer, fired: @escaping () -> Void) {
