@@ -1,8 +1,6 @@
 import CPulseAudio
-import Dispatch
 import Futures
 import PlayerCore
-import Synchronization
 
 #if canImport(Glibc)
   import Glibc
@@ -31,18 +29,14 @@ import Synchronization
 /// stream number, the position counted from the boundary, a `trackAdvanced` event — only once the server's
 /// playback clock has passed it.
 ///
-/// Mutable state is confined: every `var` below is read and written only with the mainloop lock held (or
+/// The output is a facade over parts that each own their state, all touched only with the mainloop lock held (or
 /// on the mainloop thread, which holds it while running callbacks), which the compiler cannot check — hence
-/// `@unchecked Sendable`. Methods that need the lock end in `Locked`; ``locked(_:)`` takes it, and
-/// ``assertLocked(function:)`` checks it in debug builds. What belongs to one stream is a ``StreamSession``,
-/// held only while the stream exists.
-///
-/// The connection (``PulseConnection``) and the volume (``VolumeControl``) are parts of their own. The other jobs
-/// live in files of their own: the stream (`+Stream`), start, pause, seek and stop (`+Transport`), the audio path
-/// (`+Feeding`), timing, position and what the server's clock reaches: a gapless boundary (``GaplessBoundary``) and
-/// a live stream's titles (`+Timing`), the server's buffer (``ServerBuffer``), the stream prepared before the
-/// first `open` (`+Prepare`, with ``PreparedStart``). Operations are issued through ``PulseRequests``, and
-/// futures settle and events go through ``OutputDelivery``.
+/// `@unchecked Sendable`: the connection (``PulseConnection``), the volume (``VolumeControl``), the server's
+/// buffer (``ServerBuffer``), the operations in flight (``PulseRequests``) and the current stream
+/// (``CurrentStream``, with its ``StreamSession``), on which act its life at the server (``StreamLifecycle``), its
+/// audio path (``StreamFeed``), its clock (``StreamTiming``), the transport (``StreamTransport``) and the stream
+/// prepared before the first `open` (``StreamPreparer``). Futures settle and events go through
+/// ``OutputDelivery``.
 public final class PulseOutput: AudioOutput, @unchecked Sendable {
   /// Where to connect and how.
   public struct Configuration: Sendable, Equatable {
@@ -73,41 +67,54 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
     }
   }
 
-  let configuration: Configuration
   /// The libpulse mainloop and its lock (see ``ThreadedMainloop``).
   let loop: ThreadedMainloop
   /// Where futures settle and events go (see ``OutputDelivery``).
   let delivery = OutputDelivery(label: "splay.pulse.settle")
-  /// Decodes into the stream's ring (see ``RingFeeder``).
-  let feeder = RingFeeder()
-
-  // Guarded by the mainloop lock; the methods that touch them say so with a `Locked` suffix.
   /// The context, connecting with a deadline, and losing it (see ``PulseConnection``).
   let connection: PulseConnection
   /// The stream's buffer at the server and the timing schedule (see ``ServerBuffer``).
   let buffer: ServerBuffer
   /// The libpulse operations in flight.
   let requests: PulseRequests
-  /// The stream and what feeds it, while one exists (see ``StreamSession``).
-  var session: StreamSession?
-  /// Timing updates the server answered, for every stream of the output: tests check that a paused stream asks
-  /// for none.
-  var timingUpdates = 0
   /// The stream's volume and mute flag at the server, and the changes others make (see ``VolumeControl``).
   let volume: VolumeControl
-  /// The current stream's number, and the stream prepared for the first `open` (see ``StreamLineage``).
-  var lineage = StreamLineage()
+  /// The stream while one exists, and which one is current.
+  let current = CurrentStream()
+  /// Creating the stream, its callbacks, tearing it down.
+  let lifecycle: StreamLifecycle
+  /// Decoding into the ring, writing to the server, prefill and drain.
+  let feed: StreamFeed
+  /// Timing updates, the position, and what the server's clock reaches.
+  let timing: StreamTiming
+  /// Start, pause, seek, stop and status.
+  let transport: StreamTransport
+  /// The stream prepared before the first `open`.
+  let preparer: StreamPreparer
 
   /// Creates an output; it connects on the first `open` or `prepare` (or at ``connectEarly()``).
-  public init(configuration: Configuration = Configuration()) {
-    self.configuration = configuration
+  public convenience init(configuration: Configuration = Configuration()) {
+    self.init(configuration: configuration, loop: ThreadedMainloop())
+  }
+
+  /// Makes the parts on `loop`, none connected yet.
+  private init(configuration: Configuration, loop: ThreadedMainloop) {
+    self.loop = loop
     buffer = ServerBuffer(
       targetLatency: configuration.targetLatency, steadyLatency: configuration.steadyLatency)
-    loop = ThreadedMainloop()
     connection = PulseConnection(
       loop: loop, server: configuration.server, timeout: configuration.connectTimeout)
     requests = PulseRequests(loop: loop, connection: connection)
     volume = VolumeControl(connection: connection, requests: requests, delivery: delivery)
+    let parts = OutputParts(
+      loop: loop, current: current, connection: connection, buffer: buffer, requests: requests, delivery: delivery)
+    timing = StreamTiming(parts: parts)
+    feed = StreamFeed(parts: parts, timing: timing, targetLatency: configuration.targetLatency)
+    lifecycle = StreamLifecycle(
+      parts: parts, volume: volume, feed: feed, timing: timing, sink: configuration.sink)
+    transport = StreamTransport(parts: parts, feed: feed, timing: timing)
+    preparer = StreamPreparer(
+      parts: parts, volume: volume, lifecycle: lifecycle, feed: feed, timing: timing, transport: transport)
     locked { hookUpConnectionLocked() }
   }
 
@@ -128,25 +135,15 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
   /// Creates an output that takes over `connection`, made for `configuration`'s server, wherever its
   /// handshake has got to: the first `open` waits for what is left of it, and a connection that failed is
   /// reported by that `open` as any failed connection is (the next `open` connects again).
-  public init(configuration: Configuration, adopting connection: Connection) {
-    self.configuration = configuration
-    buffer = ServerBuffer(
-      targetLatency: configuration.targetLatency, steadyLatency: configuration.steadyLatency)
-    loop = ThreadedMainloop(adopting: connection.mainloop)
-    self.connection = PulseConnection(
-      loop: loop, server: configuration.server, timeout: configuration.connectTimeout)
-    requests = PulseRequests(loop: loop, connection: self.connection)
-    volume = VolumeControl(connection: self.connection, requests: requests, delivery: delivery)
-    locked {
-      hookUpConnectionLocked()
-      self.connection.adopt(connection.context)
-    }
+  public convenience init(configuration: Configuration, adopting connection: Connection) {
+    self.init(configuration: configuration, loop: ThreadedMainloop(adopting: connection.mainloop))
+    locked { self.connection.adopt(connection.context) }
   }
 
   deinit {
-    loop.shutDown {
+    loop.lockedFromAnyThread {
       let error = PlayerError.outputLost(detail: "the output was closed")
-      teardownStreamLocked()
+      lifecycle.teardownLocked()
       // The hooks hold the output weakly, and it is going: what they would do is done here.
       connectionClosingLocked(error)
       connection.disconnect(error: error)
@@ -157,7 +154,7 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
   /// connection is the output's.
   private func hookUpConnectionLocked() {
     volume.currentStream = { [weak self] in
-      guard let session = self?.session, session.isReady else { return nil }
+      guard let session = self?.current.session, session.isReady else { return nil }
       return (session.stream, session.ring.channels)
     }
     connection.hooks = PulseConnection.Hooks(
@@ -167,7 +164,7 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
       },
       lost: { [weak self] error in
         guard let self else { return }
-        teardownStreamLocked()
+        lifecycle.teardownLocked()
         connection.disconnect(error: error)
         delivery.announce(.lost(error))
       },
@@ -177,9 +174,9 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
   /// The context is about to go (lock held): what is armed on it or waits on it goes first, as libpulse will
   /// never call it back.
   private func connectionClosingLocked(_ error: PlayerError) {
-    session?.timers.cancelAll()
+    current.session?.timers.cancelAll()
     requests.fail(with: error)
-    session?.drainEnded()
+    current.session?.drainEnded()
     buffer.disconnected()
   }
 
@@ -220,9 +217,9 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
   public func open(_ decoder: any AudioDecoder, at seconds: Double, volume: Int?) -> Future<
     OutputConfirmation, PlayerError
   > {
-    let adopted = locked { lineage.takePrepared(for: decoder, at: seconds, volume: volume) }
+    let adopted = locked { current.lineage.takePrepared(for: decoder, at: seconds, volume: volume) }
     guard let adopted else { return openAnew(decoder, at: seconds, volume: volume) }
-    return openPrepared(adopted)
+    return preparer.open(adopted)
   }
 
   private func openAnew(_ decoder: any AudioDecoder, at seconds: Double, volume: Int?) -> Future<
@@ -231,20 +228,48 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
     connect().flatMap { [self] _ in
       let (future, resolver) = Future<Void, PlayerError>.pending()
       let number = locked {
-        createStreamLocked(for: decoder, at: seconds, volume: volume) { result in
+        lifecycle.createLocked(for: decoder, at: seconds, volume: volume) { result in
           self.delivery.handOff { resolver.settle(with: Outcome(result)) }
         }
-        return lineage.current
+        return current.lineage.current
       }
-      return future.flatMap { [self] _ in prefill() }.map { [self] _ in
+      return future.flatMap { [self] _ in feed.prefill() }.map { [self] _ in
         // Where the ring really starts: the prefilled audio was decoded from there.
         let (device, level, start) = locked {
-          (deviceNameLocked, self.volume.level, session?.clock.anchorSeconds ?? seconds)
+          (current.session?.deviceName, self.volume.level, current.session?.clock.anchorSeconds ?? seconds)
         }
         return OutputConfirmation(
           position: start, time: Self.now(), running: false, streamNumber: number, device: device, volume: level)
       }
     }
+  }
+
+  /// Creates a corked stream for `decoder` at its first frame and full volume ahead of the `open` that will ask
+  /// for exactly that, and starts filling it: that `open` then waits only for what is left of the stream's
+  /// creation and prefill. `splay play` prepares its first file while its command line is still being parsed.
+  ///
+  /// With `playingWhen`, the stream is also uncorked as soon as its first audio is in the server's buffer and
+  /// that future has succeeded, as `paplay` starts: for a caller that knows the first command will be to play
+  /// this track from its start (`splay play FILE`, whose command line says nothing else), and that is still
+  /// finishing its own checks of the file (the future). When the future fails or is cancelled, the stream stays
+  /// corked. The `open` that takes a stream prepared to play waits for that future, and for the server's
+  /// acknowledgement of the uncork when it succeeded, and confirms a running stream; until an `open` has taken
+  /// it, the end of the track is not acted on (nobody would hear of it).
+  ///
+  /// Nothing is guessed for the controller: the first `open` takes the prepared stream only when it is for the
+  /// same decoder object, at 0 s and full volume, and replaces it otherwise (as any `open` replaces the stream,
+  /// which silences one that was playing). The `open` that takes it reports what its creation reported, a
+  /// failed connection attempt included (the next `open` connects again). No-op once an `open` came or a
+  /// stream is prepared.
+  ///
+  /// - Returns: a future that settles when the server has created the stream — for a stream prepared to play,
+  ///   when it acknowledged the uncork or the stream stays corked — or when making it failed; cancelled when
+  ///   nothing was prepared or an `open` of something else replaced it first.
+  @discardableResult
+  public func prepare(_ decoder: any AudioDecoder, playingWhen cleared: Future<Void, PlayerError>? = nil) -> Future<
+    Void, PlayerError
+  > {
+    preparer.prepare(decoder, playingWhen: cleared)
   }
 
   /// Sets the stream's volume (PulseAudio's cubic scale, as `pactl` percentages).
@@ -263,16 +288,16 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
 
   /// The stream's volume and mute flag as last read from the server or acknowledged by it.
   public var serverVolume: (level: Int, muted: Bool)? {
-    locked { session == nil ? nil : (volume.level, volume.muted) }
+    locked { current.session == nil ? nil : (volume.level, volume.muted) }
   }
 
   /// The server's index of the stream (its sink input) while one is open: what another connection reads it by.
   public var sinkInputIndex: UInt32? {
-    locked { session?.sinkInputIndex }
+    locked { current.session?.sinkInputIndex }
   }
 
   /// What the server says of the open stream now, nil without a ready stream: tests check the buffer policy.
-  var serverReadings: ServerReadings? { locked { session.flatMap { ServerReadings($0.stream) } } }
+  var serverReadings: ServerReadings? { locked { current.session.flatMap { ServerReadings($0.stream) } } }
 
   /// Whether the connected server said it is PipeWire's pulse server.
   var serverIsPipeWire: Bool { locked { buffer.serverIsPipeWire } }
@@ -284,35 +309,50 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
   /// still `stream`; it is decoded into the ring after the current track's last frame.
   public func prepareNext(_ decoder: any AudioDecoder, following stream: UInt64) -> Future<Bool, PlayerError> {
     let accepted = locked { () -> Bool in
-      guard lineage.current == stream, let offer = session?.offerNext(decoder) else { return false }
+      guard current.lineage.current == stream, let offer = current.session?.offerNext(decoder) else { return false }
       switch offer {
       case .refused: return false
       case .queued: return true
       case .continuesNow:
         // The end that the drain waited for is not the stream's end any more.
-        cancelDrainLocked()
-        scheduleFillLocked(evenAboveTheMark: true)
+        feed.cancelDrainLocked()
+        feed.scheduleFillLocked(evenAboveTheMark: true)
         return true
       }
     }
     return .resolved(accepted)
   }
 
+  /// Uncorks once the ring holds audio; resolves with the position from the first timing update the server
+  /// answers after the uncork (see ``StreamClock/isStale``).
+  public func start() -> Future<OutputConfirmation, PlayerError> { transport.start() }
+
+  /// Corks, and confirms with the position from the first timing update the server answers after the cork:
+  /// that update is requested right behind the cork, so the position it gives is where the audio stopped.
+  public func pause() -> Future<OutputConfirmation, PlayerError> { transport.pause() }
+
+  /// Moves to `seconds`: cork, flush, refill from the new position, uncork if it was playing.
+  public func seek(to seconds: Double) -> Future<OutputConfirmation, PlayerError> {
+    transport.reposition(to: seconds, name: "seek", resume: nil)
+  }
+
+  /// Corks and flushes, positioned at the start of the track.
+  public func stop() -> Future<OutputConfirmation, PlayerError> {
+    transport.reposition(to: 0, name: "stop", resume: false)
+  }
+
+  /// Reads the stream's position and state from a fresh timing update.
+  public func status() -> Future<OutputConfirmation, PlayerError> { transport.status() }
+
   /// Closes the stream, keeping the connection.
   public func close() -> Future<Void, PlayerError> {
-    locked { teardownStreamLocked() }
+    locked { lifecycle.teardownLocked() }
     return .resolved(())
   }
 
   /// Runs `body` with the mainloop lock held. Never called on the mainloop thread itself.
   func locked<T>(_ body: () -> T) -> T {
     loop.locked(body)
-  }
-
-  /// Checks, in debug builds, the rule a `Locked` suffix states: the caller holds the mainloop lock, through
-  /// ``locked(_:)`` or as the mainloop thread running a callback.
-  func assertLocked(function: StaticString = #function) {
-    loop.assertLocked(function: function)
   }
 
   /// Settles futures and reports events on `executor` from now on (the controller's): the answer then wakes
@@ -322,6 +362,10 @@ public final class PulseOutput: AudioOutput, @unchecked Sendable {
     delivery.deliver(on: executor)
   }
 
+  /// How many timing updates the server has answered so far: tests check that a paused stream asks for none.
+  var timingUpdatesAnswered: Int { locked { timing.updatesAnswered } }
+
+  /// The monotonic clock in ns, which confirmations are timed by.
   static func now() -> UInt64 {
     var ts = timespec()
     clock_gettime(CLOCK_MONOTONIC, &ts)

@@ -6,7 +6,7 @@ import PlayerCore
 /// it is (the steady buffer is for PulseAudio, not PipeWire). Touched only with the mainloop lock held.
 final class ServerBuffer {
   /// What the buffer is and is to be.
-  private(set) var policy: BufferPolicy
+  private var policy: BufferPolicy
 
   /// A part for these buffer lengths in seconds (``PulseOutput/Configuration``).
   init(targetLatency: Double, steadyLatency: Double) {
@@ -36,6 +36,15 @@ final class ServerBuffer {
   /// How many frames the sample ring of a new stream of `spec` holds (at least 4096).
   func ringFrames(_ spec: pa_sample_spec) -> Int {
     max(Int(Double(spec.rate) * policy.ringSeconds(bytesPerSecond: Self.bytesPerSecond(spec))), 4096)
+  }
+
+  /// How a fill of a ring at `sampleRate` goes now (``BufferPolicy/corkedFillFrames(sampleRate:)``,
+  /// ``BufferPolicy/handsOverEarly(running:)``). With the steady buffer the server holds seconds: an early
+  /// hand-over would only wake the loop thread once more for the same request.
+  func fillPlan(sampleRate: Int, running: Bool) -> FillPlan {
+    FillPlan(
+      corkedFrames: policy.corkedFillFrames(sampleRate: sampleRate),
+      handsOverEarly: policy.handsOverEarly(running: running))
   }
 
   /// The wait before the next timing request in µs (``BufferPolicy/nextTimingWait(restart:)``).

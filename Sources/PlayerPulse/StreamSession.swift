@@ -2,12 +2,13 @@ import CPulseAudio
 import PlayerCore
 
 /// One playback stream at the server and what feeds it, from `pa_stream_new` until the stream is torn down:
-/// the output holds one while a stream exists (`PulseOutput.session`), so nothing about a stream outlives it.
+/// the output holds one while a stream exists (``CurrentStream/session``), so nothing about a stream outlives it.
 /// It makes, reads, writes and closes its own `pa_stream`, and keeps where its audio is (``StreamClock``): the
 /// position, the gapless boundary and a live stream's titles are decided here from the server's clock. The
-/// output sets the callbacks, issues the operations and carries out what the session decides; it tells the
-/// session what happened through the methods below (its fields change nowhere else), and hands out the
-/// stream's waiters itself (``StreamWaiters``). Touched only with the mainloop lock held.
+/// output's parts (``StreamLifecycle``, ``StreamFeed``, ``StreamTiming``, ``StreamTransport``) hear the callbacks,
+/// issue the operations and carry out what the session decides; they tell the session what happened through the
+/// methods below (its fields change nowhere else), and hand out the stream's waiters (``StreamWaiters``).
+/// Touched only with the mainloop lock held.
 struct StreamSession {
   /// The libpulse stream and its sample spec.
   let playback: PlaybackStream

@@ -7,7 +7,7 @@ import PlayerCore
 struct StreamWaiters {
   /// The `open` (or prepared stream) waiting for the server to create the stream.
   private var ready: ((Result<Void, PlayerError>) -> Void)?
-  /// Starts waiting for the ring's first audio (``PulseOutput/prefill()``), answered off the mainloop thread.
+  /// Starts waiting for the ring's first audio (``StreamFeed/prefill()``), answered off the mainloop thread.
   private var prefill: [Future<Void, PlayerError>.Resolver] = []
   /// What runs with the lock held once the ring holds its first audio (`true`), or when the stream goes first
   /// (`false`): the uncork of a stream prepared to play, which must not wait for a thread hand-over.

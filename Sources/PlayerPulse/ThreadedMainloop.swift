@@ -44,32 +44,24 @@ final class ThreadedMainloop: @unchecked Sendable {
     return body()
   }
 
-  /// Checks, in debug builds, that the caller holds the lock, through ``locked(_:)`` or as the loop thread.
   /// Runs `body` with the lock held, taking it unless this is the mainloop thread (which holds it while it runs
   /// callbacks): for a deinit, which runs wherever the last reference goes.
   func lockedFromAnyThread(_ body: () -> Void) {
     if isCurrentThread { body() } else { locked(body) }
   }
 
+  /// Checks, in debug builds, that the caller holds the lock, through ``locked(_:)`` or as the loop thread.
   func assertLocked(function: StaticString) {
     assert(
       isCurrentThread || holder.map { pthread_equal($0, pthread_self()) != 0 } == true,
       "\(function) needs the mainloop lock")
   }
 
-  /// Runs `teardown` with the lock held, then stops and frees the loop. The last reference to an output may go
-  /// inside a libpulse callback, on the loop thread, which may not stop or free its own loop: another thread
-  /// does that then.
-  func shutDown(after teardown: () -> Void) {
-    let inLoop = isCurrentThread
-    if !inLoop {
-      pa_threaded_mainloop_lock(pointer)
-      holder = pthread_self()
-    }
-    teardown()
-    guard inLoop else {
-      holder = nil
-      pa_threaded_mainloop_unlock(pointer)
+  /// Stops and frees the loop once nothing holds it: its owner's parts may outlive the owner for as long as work
+  /// they queued still runs, and that work takes the lock. The last reference may go inside a libpulse callback,
+  /// on the loop thread, which may not stop or free its own loop: another thread does that then.
+  deinit {
+    guard isCurrentThread else {
       pa_threaded_mainloop_stop(pointer)
       pa_threaded_mainloop_free(pointer)
       return

@@ -51,7 +51,7 @@ public final class PulseProbe: @unchecked Sendable {
   }
 
   deinit {
-    loop.shutDown {
+    loop.lockedFromAnyThread {
       let error = PlayerError.outputLost(detail: "the probe was closed")
       for waiter in connection.disconnect(error: error) { waiter(.failure(error)) }
     }

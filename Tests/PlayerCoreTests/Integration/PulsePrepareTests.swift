@@ -314,6 +314,28 @@ final class PulsePrepareTests {
     }
   }
 
+  /// The parts of an output may outlive it while a fill or a continuation they queued still runs: what was in
+  /// flight when the last reference went settles, nothing touches a freed mainloop, and the connection goes.
+  @Test func anOutputLetGoWithCommandsInFlightSettlesThemAndLeavesTheServer() async throws {
+    try await exclusively {
+      let name = "splay-let-go-\(UUID().uuidString)"
+      let connection = try beginConnection(server: PulseEnvironment.server, name: name)
+      var output: PulseOutput? = PulseOutput(
+        configuration: PulseOutput.Configuration(server: PulseEnvironment.server),
+        adopting: PulseOutput.Connection(mainloop: connection.0, context: connection.1))
+      _ = try await value(try #require(output).open(try SndfileDecoderFactory().open(ladder), at: 0, volume: nil))
+      let never = PlayerError.outputFailed(operation: "test", detail: "never settled")
+      let inFlight = try [
+        #require(output).start(), #require(output).seek(to: 1), #require(output).status(),
+      ].map { $0.timeout(.seconds(3), error: never) }
+      output = nil
+      for future in inFlight {
+        if case .failure(let error) = await future.settled { #expect(error != never, "settled once the output went") }
+      }
+      try await waitForClients(named: name, 0)
+    }
+  }
+
   @Test func anAdoptedConnectionThatFailedIsReportedByTheFirstOpenNamingTheServer() async throws {
     let address = "unix:/nonexistent/splay-adopt-socket"
     let connection = try beginConnection(server: address, name: "splay-adopt-failed")

@@ -47,7 +47,6 @@ struct PulseQueriesTests {
         }
       }
       #expect(answers.withLock { $0.count == 1 && $0[0] != nil }, "answered once, by the server")
-      loop.shutDown {}
     }
   }
 
@@ -67,7 +66,6 @@ struct PulseQueriesTests {
     }
     #expect(answers.withLock { $0 } == [nil], "answered once, with nothing")
     #expect(watched == nil, "the answer handler was let go")
-    loop.shutDown {}
   }
 
   private func answeredQuery() async throws {
@@ -76,6 +74,6 @@ struct PulseQueriesTests {
       loop.locked { ServerInfoQuery.run(connection.context!) { continuation.resume(returning: $0.name) } }
     }
     #expect(name != nil, "the server says its name")
-    loop.shutDown { _ = connection.disconnect(error: .cancelled) }
+    loop.locked { _ = connection.disconnect(error: .cancelled) }
   }
 }

@@ -177,7 +177,7 @@ struct PulseSteadyBufferTests {
 
 extension PulseOutput {
   /// The decoder reached the end of the last track offered and every frame of it was written to the server.
-  fileprivate var wholeTrackIsAtTheServer: Bool { locked { session?.ring.drained ?? false } }
+  fileprivate var wholeTrackIsAtTheServer: Bool { locked { current.session?.ring.drained ?? false } }
 }
 
 /// Reads `value` every 20 ms until it is there and `done` holds of it, or `seconds` pass; the last reading.
