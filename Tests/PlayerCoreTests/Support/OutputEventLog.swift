@@ -8,6 +8,8 @@ final class OutputEventLog: Sendable {
     let id: Int
     let matches: @Sendable (OutputEvent) -> Bool
     let continuation: CheckedContinuation<OutputEvent?, Never>
+    /// Answers nil once the wait is over; cancelled when an event answers first.
+    var deadline: Task<Void, Never>?
   }
 
   private struct State {
@@ -44,14 +46,21 @@ final class OutputEventLog: Sendable {
         return state.nextID
       }
       guard let id else { return }
-      Task {
-        try? await Task.sleep(for: .seconds(seconds))
+      let deadline = Task {
+        guard (try? await Task.sleep(for: .seconds(seconds))) != nil else { return }
         let expired = state.withLock { state -> Waiter? in
           guard let index = state.waiters.firstIndex(where: { $0.id == id }) else { return nil }
           return state.waiters.remove(at: index)
         }
         expired?.continuation.resume(returning: nil)
       }
+      // Answered meanwhile: the deadline has nothing left to do.
+      let waiting = state.withLock { state -> Bool in
+        guard let index = state.waiters.firstIndex(where: { $0.id == id }) else { return false }
+        state.waiters[index].deadline = deadline
+        return true
+      }
+      if !waiting { deadline.cancel() }
     }
   }
 
@@ -72,7 +81,10 @@ final class OutputEventLog: Sendable {
       }
       return answered
     }
-    for waiter in answered { waiter.continuation.resume(returning: event) }
+    for waiter in answered {
+      waiter.deadline?.cancel()
+      waiter.continuation.resume(returning: event)
+    }
   }
 }
 
