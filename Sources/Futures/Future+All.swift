@@ -19,14 +19,8 @@ extension Future {
       for (index, future) in futures.enumerated() {
         future.register(
           .always { outcome in
-            switch outcome {
-            case .success(let value):
-              if let values = results.fill(index, with: value) { derived.settle(.success(values)) }
-            case .failure(let error):
-              derived.settle(.failure(error), withdrawing: true)
-            case .cancelled:
-              derived.settle(.cancelled, withdrawing: true)
-            }
+            guard let value = derived.valueOrSettle(outcome, withdrawing: true) else { return }
+            if let values = results.fill(index, with: value) { derived.settle(.success(values)) }
           },
           addingDemand: true
         )

@@ -14,11 +14,8 @@ extension Future {
     let derived = Future<NewValue, Failure>(upstream: self)
     register(
       .always { outcome in
-        switch outcome {
-        case .success(let value): derived.settle(.success(transform(value)))
-        case .failure(let error): derived.settle(.failure(error))
-        case .cancelled: derived.settle(.cancelled)
-        }
+        guard let value = derived.valueOrSettle(outcome) else { return }
+        derived.settle(.success(transform(value)))
       },
       addingDemand: true
     )
@@ -72,17 +69,11 @@ extension Future {
     let derived = Future<NewValue, Failure>(upstream: self)
     register(
       .always { outcome in
-        switch outcome {
-        case .success(let value):
-          do throws(Failure) {
-            derived.settle(.success(try transform(value)))
-          } catch {
-            derived.settle(.failure(error))
-          }
-        case .failure(let error):
+        guard let value = derived.valueOrSettle(outcome) else { return }
+        do throws(Failure) {
+          derived.settle(.success(try transform(value)))
+        } catch {
           derived.settle(.failure(error))
-        case .cancelled:
-          derived.settle(.cancelled)
         }
       },
       addingDemand: true
@@ -115,16 +106,10 @@ extension Future {
     let derived = Future<NewValue, Failure>(upstream: self)
     register(
       .always { outcome in
-        switch outcome {
-        case .success(let value):
-          // Nobody wants the result any more: do not start the next step.
-          guard !derived.isSettled else { return }
-          derived.follow(transform(value), site: site)
-        case .failure(let error):
-          derived.settle(.failure(error))
-        case .cancelled:
-          derived.settle(.cancelled)
-        }
+        guard let value = derived.valueOrSettle(outcome) else { return }
+        // Nobody wants the result any more: do not start the next step.
+        guard !derived.isSettled else { return }
+        derived.follow(transform(value), site: site)
       },
       addingDemand: true
     )

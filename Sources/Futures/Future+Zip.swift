@@ -17,27 +17,15 @@ extension Future {
     DrainStack.batch {
       register(
         .always { outcome in
-          switch outcome {
-          case .success(let value):
-            if let both = pair.set(first: value) { derived.settle(.success(both)) }
-          case .failure(let error):
-            derived.settle(.failure(error), withdrawing: true)
-          case .cancelled:
-            derived.settle(.cancelled, withdrawing: true)
-          }
+          guard let value = derived.valueOrSettle(outcome, withdrawing: true) else { return }
+          if let both = pair.set(first: value) { derived.settle(.success(both)) }
         },
         addingDemand: true
       )
       other.register(
         .always { outcome in
-          switch outcome {
-          case .success(let value):
-            if let both = pair.set(second: value) { derived.settle(.success(both)) }
-          case .failure(let error):
-            derived.settle(.failure(error), withdrawing: true)
-          case .cancelled:
-            derived.settle(.cancelled, withdrawing: true)
-          }
+          guard let value = derived.valueOrSettle(outcome, withdrawing: true) else { return }
+          if let both = pair.set(second: value) { derived.settle(.success(both)) }
         },
         addingDemand: true
       )

@@ -259,6 +259,18 @@ public final class Future<Value: Sendable, Failure: Error>: @unchecked Sendable 
     return true
   }
 
+  /// The value of an input's success; an input's failure or cancellation settles this future the same way
+  /// (`withdrawing` as for ``settle(_:withdrawing:)``) and gives nil: what every combinator does with those.
+  @inlinable
+  func valueOrSettle<Input>(_ outcome: Outcome<Input, Failure>, withdrawing: Bool = false) -> Input? {
+    switch outcome {
+    case .success(let value): return value
+    case .failure(let error): settle(.failure(error), withdrawing: withdrawing)
+    case .cancelled: settle(.cancelled, withdrawing: withdrawing)
+    }
+    return nil
+  }
+
   /// Registers a callback; `addingDemand` also makes the caller a waiter (see "Cancellation").
   @inlinable
   func register(_ callback: FutureCallback<Value, Failure>, addingDemand: Bool = false) {
