@@ -75,7 +75,7 @@ final class StreamLifecycle: @unchecked Sendable {
   }
 
   /// Sets `stream`'s callbacks to this part; ``StreamSession/silenceCallbacks()`` clears them before it goes.
-  /// Unretained: the output holds this part for as long as it has a stream.
+  /// Unretained: the output holds this part while the stream exists, and tears the stream down before it goes.
   private func hearCallbacks(of stream: OpaquePointer) {
     let me = Unmanaged.passUnretained(self).toOpaque()
     pa_stream_set_state_callback(stream, { _, userdata in StreamLifecycle.of(userdata).stateChangedLocked() }, me)
